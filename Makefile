@@ -1,0 +1,20 @@
+# The two commands a new user needs (each bootstraps apt packages and the venv first):
+#   make run    run the default offline pipeline into data/lake
+#   make test   lint and run the test suite
+.PHONY: run test bootstrap lint stats
+
+bootstrap:
+	./scripts/bootstrap.sh
+
+run: bootstrap
+	.venv/bin/guiforge run
+
+stats: bootstrap
+	.venv/bin/guiforge stats
+
+lint: bootstrap
+	.venv/bin/ruff check .
+
+test: bootstrap
+	.venv/bin/ruff check .
+	.venv/bin/pytest -q

@@ -1,0 +1,68 @@
+"""The DAG on Prefect: a parent flow, one subflow per stage, one task per shard.
+
+Flows receive the validated pipeline as a plain dict (so a run can be scheduled from a
+deployment or run on other hosts) and rebuild it; every call goes through the engine in
+guiforge.orchestration.engine, which skips committed shards, so a killed run resumes.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from prefect import flow, task
+from prefect.cache_policies import NO_CACHE
+from prefect.futures import as_completed
+from prefect.task_runners import ThreadPoolTaskRunner
+
+from guiforge.config import Pipeline, build_pipeline
+from guiforge.lake.fingerprint import fingerprint
+from guiforge.lake.store import Lake
+from guiforge.orchestration.context import RunContext
+from guiforge.orchestration.engine import PlannedShard, Reporter, execute_stage, run_shard
+from guiforge.stages.base import ShardPlan
+
+_contexts: dict[str, RunContext] = {}
+_lock = threading.Lock()
+_reporter: Reporter | None = None
+
+
+def set_reporter(reporter: Reporter | None) -> None:
+    global _reporter
+    _reporter = reporter
+
+
+def context_for(pipeline: dict[str, Any]) -> RunContext:
+    """One RunContext per pipeline per process (model clients and caches are reused)."""
+    key = fingerprint(pipeline)
+    with _lock:
+        if key not in _contexts:
+            built: Pipeline = build_pipeline(pipeline, source=f"<pipeline {pipeline.get('name')}>")
+            _contexts[key] = RunContext(built, Lake(built.config.lake))
+        return _contexts[key]
+
+
+@task(name="shard", cache_policy=NO_CACHE, persist_result=False)
+def shard_task(pipeline: dict[str, Any], stage_name: str, fingerprint_: str, shard: dict[str, Any]) -> dict:
+    ctx = context_for(pipeline)
+    return run_shard(ctx, ctx.pipeline.stage(stage_name), PlannedShard(fingerprint_, ShardPlan.from_dict(shard)))
+
+
+@flow(name="stage", flow_run_name="{stage_name}", persist_result=False, validate_parameters=False)
+def stage_flow(pipeline: dict[str, Any], stage_name: str) -> dict:
+    ctx = context_for(pipeline)
+    stage = ctx.pipeline.stage(stage_name)
+
+    def submit(p: PlannedShard):
+        return shard_task.with_options(task_run_name=f"{stage_name}:{p.plan.key}"[:100]).submit(
+            pipeline, stage_name, p.fingerprint, p.plan.to_dict())
+
+    return execute_stage(ctx, stage, submit, as_completed, _reporter).as_dict()
+
+
+@flow(name="guiforge-run", flow_run_name="{run_name}", persist_result=False, validate_parameters=False)
+def pipeline_flow(pipeline: dict[str, Any], run_name: str = "run") -> list[dict]:
+    ctx = context_for(pipeline)
+    workers = ctx.pipeline.config.workers
+    return [stage_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=workers))(pipeline, s.name)
+            for s in ctx.pipeline.stages]

@@ -1,0 +1,101 @@
+"""The LLM world builder: a model writes a whole world as JSON for a persona and a
+scenario; the reply is validated against the World schema and retried with the errors fed
+back. Worlds that still fail are returned with their error (the stage excludes them)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from datetime import date, timedelta
+from functools import cache
+
+from guiforge.lake.fingerprint import fingerprint
+from guiforge.models.base import Message, ModelClient, prompt_hash
+from guiforge.models.loop import run
+from guiforge.models.structured import agenerate
+from guiforge.worlds.model import World
+
+SYSTEM = """You write realistic, internally consistent "worlds" for training computer-use agents.
+A world is everything one person's apps and files hold for a scenario: contacts (with emails and
+phones), calendar events, facts (budgets, dates, amounts), emails with attachments, documents
+(invoices with line items, spreadsheets, slides, text), chats, notes and bank transactions.
+
+Rules:
+- Reply with ONE JSON object that validates against the JSON schema below. No prose.
+- Every email sender/recipient is the persona (field "me") or one of "contacts".
+- Attachments, event attendees and chat participants refer to ids that exist.
+- Invoice line amount = quantity * unit_price (to the cent); total = sum of amounts (+ tax_rate).
+- A fact with a "source" like "doc:<document_id>.total" equals that value; a text that "cites" a
+  fact quotes its value exactly.
+- At least 4 contacts, 2 events, 4 facts, 3 emails (one with an attachment), 2 documents.
+
+JSON schema:
+"""
+
+
+@dataclass
+class BuiltWorld:
+    world_id: str
+    world: World | None
+    builder: str
+    model: str | None
+    prompt_hash: str | None
+    error: str = ""
+    attempts: int = 1
+
+
+@cache
+def world_schema() -> str:
+    return json.dumps(World.model_json_schema(), separators=(",", ":"))
+
+
+def world_messages(persona, scenario, world_id: str, seed: int) -> list[Message]:
+    base = date(2026, 1, 5) + timedelta(days=int(fingerprint([seed, world_id], 6), 16) % 300)
+    brief = {
+        "world_id": world_id,
+        "persona_id": persona.persona_id,
+        "scenario": scenario.id,
+        "scenario_title": getattr(scenario, "title", scenario.id),
+        "scenario_description": getattr(scenario, "description", "") or getattr(scenario, "summary", ""),
+        "base_date": base.isoformat(),
+        "me": persona.model_dump(mode="json"),
+    }
+    return [
+        Message("system", SYSTEM + world_schema()),
+        Message("user", "Write the world for this brief. Use exactly these ids, base_date and 'me':\n"
+                + json.dumps(brief, indent=1)),
+    ]
+
+
+def _identity_check(world_id: str, persona_id: str, scenario: str):
+    def check(world: World) -> list[str]:
+        problems = []
+        if world.world_id != world_id:
+            problems.append(f"world_id must be {world_id!r}")
+        if world.persona_id != persona_id or world.me.persona_id != persona_id:
+            problems.append(f"persona_id and me.persona_id must be {persona_id!r}")
+        if world.scenario != scenario:
+            problems.append(f"scenario must be {scenario!r}")
+        return problems
+
+    return check
+
+
+async def _one(client: ModelClient, persona, scenario, world_id: str, seed: int) -> BuiltWorld:
+    messages = world_messages(persona, scenario, world_id, seed)
+    result = await agenerate(client, messages, World,
+                             extra_check=_identity_check(world_id, persona.persona_id, scenario.id))
+    model = result.completions[-1].model if result.completions else client.config.model
+    if result.ok:
+        return BuiltWorld(world_id, result.value, "llm", model, prompt_hash(messages), attempts=result.attempts)
+    return BuiltWorld(world_id, None, "llm", model, prompt_hash(messages),
+                      error=f"parse failure after {result.attempts} attempts: {result.errors[-1]}",
+                      attempts=result.attempts)
+
+
+def build_worlds_llm(client: ModelClient, jobs, seed: int) -> list[BuiltWorld]:
+    async def gather():
+        return await asyncio.gather(*(_one(client, p, s, wid, seed) for p, s, wid in jobs))
+
+    return run(gather())

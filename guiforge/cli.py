@@ -1,0 +1,161 @@
+"""The guiforge command line: run, validate, stats."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from guiforge.errors import GuiforgeError
+from guiforge.orchestration.engine import Reporter, StageSummary
+
+app = typer.Typer(
+    help="guiforge: synthesize computer-use agent training data into a Parquet lake.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console(stderr=True)
+out = Console()
+
+ConfigArg = Annotated[
+    Path | None,
+    typer.Argument(help="pipeline YAML; default: the shipped offline pipeline.yaml", show_default=False),
+]
+LakeOpt = Annotated[str | None, typer.Option("--lake", help="lake root: a path or any fsspec URI (s3://...)")]
+
+
+class ProgressReporter(Reporter):
+    def __init__(self, progress: Progress):
+        self.progress = progress
+        self.tasks: dict[str, int] = {}
+
+    def stage_started(self, stage: str, total: int, skipped: int) -> None:
+        label = f"{stage}" + (f" ({skipped} resumed)" if skipped else "")
+        self.tasks[stage] = self.progress.add_task(label, total=total, completed=skipped)
+
+    def shard_done(self, stage: str, entry: dict) -> None:
+        self.progress.advance(self.tasks[stage])
+
+    def stage_finished(self, summary: StageSummary) -> None:
+        rows = ", ".join(f"{t} {n}" for t, n in summary.rows.items()) or "nothing new"
+        self.progress.console.print(
+            f"[green]✓[/] {summary.stage}: {summary.ran} shard(s) run, {summary.skipped} already committed"
+            f" — {rows} ({summary.seconds:.1f}s)"
+        )
+
+
+@app.command()
+def run(
+    config: ConfigArg = None,
+    lake: LakeOpt = None,
+    run_id: Annotated[str | None, typer.Option("--run-id", help="continue or name a run explicitly")] = None,
+    executor: Annotated[str, typer.Option(help="prefect (default) or local (no Prefect, for debugging)")] = "prefect",
+    fresh: Annotated[bool, typer.Option("--fresh", help="delete this run's shards first and start over")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show Prefect's own logs")] = False,
+) -> None:
+    """Run a pipeline (default: the shipped offline pipeline) into the lake.
+
+    Rerunning the same config continues the same run: committed shards are skipped."""
+    from guiforge.config import load_pipeline
+    from guiforge.orchestration.runner import run_pipeline
+
+    if executor not in ("prefect", "local"):
+        raise GuiforgeError(f"--executor: {executor!r} is not one of prefect, local")
+    pipeline = load_pipeline(config, lake=lake, run_id=run_id)
+    roles = {s.model_role for s in pipeline.stages if s.model_role}
+    models = ", ".join(f"{r}={pipeline.model(r).provider}:{pipeline.model(r).model}" for r in sorted(roles))
+    console.print(f"[bold]guiforge run[/] {pipeline.source} → {pipeline.config.lake}  run [cyan]{pipeline.run_id}[/]"
+                  + (f"  models: {models}" if models else ""))
+    with Progress(TextColumn("{task.description:<28}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=False) as progress:
+        run_pipeline(pipeline, executor=executor, reporter=ProgressReporter(progress), fresh=fresh, verbose=verbose)
+    _print_stats(pipeline.config.lake, pipeline.run_id)
+
+
+@app.command()
+def validate(config: Annotated[Path, typer.Argument(help="pipeline YAML to check")]) -> None:
+    """Check a pipeline file without running it: keys, types, counts, stage inputs."""
+    from guiforge.config import load_pipeline
+
+    pipeline = load_pipeline(config)
+    order = " → ".join(s.name for s in pipeline.stages)
+    out.print(f"ok: {config}: run {pipeline.run_id}: {len(pipeline.stages)} stage(s): {order}")
+
+
+@app.command()
+def stats(
+    lake: LakeOpt = None,
+    run_id: Annotated[str | None, typer.Option("--run-id", help="only this run")] = None,
+) -> None:
+    """Rows per table and run in the lake (through DuckDB), and why rows were excluded."""
+    from guiforge.config import load_pipeline
+
+    _print_stats(lake or load_pipeline(None).config.lake, run_id)
+
+
+def _print_stats(lake_uri: str, run_id: str | None) -> None:
+    from guiforge.catalog import counts, exclusion_reasons, write_catalog
+    from guiforge.lake.store import Lake
+
+    lake = Lake(lake_uri)
+    rows = [c for c in counts(lake) if run_id is None or c.run_id == run_id]
+    if not rows:
+        out.print(f"{lake_uri}: no committed rows" + (f" for run {run_id}" if run_id else ""))
+        return
+    table = Table(title=f"lake {lake_uri}")
+    for col in ("table", "run", "rows", "shards"):
+        table.add_column(col, justify="right" if col in ("rows", "shards") else "left")
+    for c in rows:
+        table.add_row(c.table, c.run_id, str(c.rows), str(c.shards))
+    out.print(table)
+    reasons = exclusion_reasons(lake, run_id)
+    if reasons:
+        ex = Table(title="exclusions")
+        for col in ("stage", "gate", "rows", "example reason"):
+            ex.add_column(col)
+        for stage, gate, n, reason in reasons:
+            ex.add_row(stage, gate, str(n), (reason or "")[:90])
+        out.print(ex)
+    catalog = write_catalog(lake)
+    if catalog:
+        out.print(f"DuckDB catalog: {catalog}  (duckdb {catalog} -c 'SELECT count(*) FROM worlds')")
+
+
+def main() -> None:
+    debug = "--debug" in sys.argv or os.environ.get("GUIFORGE_DEBUG") == "1"
+    if "--debug" in sys.argv:
+        sys.argv.remove("--debug")
+    try:
+        app(standalone_mode=False)
+    except GuiforgeError as exc:
+        if debug:
+            raise
+        console.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except (typer.Abort, KeyboardInterrupt):
+        console.print("[yellow]interrupted[/]: rerun the same command to resume from the committed shards")
+        sys.exit(130)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except Exception as exc:  # click usage errors and unexpected faults: one line, not a traceback
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        if debug:
+            raise
+        console.print(f"[red]error:[/] {type(exc).__name__}: {exc}  (rerun with --debug for the traceback)",
+                      highlight=False, soft_wrap=True)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,156 @@
+"""The environment contract: one interface for web, mobile, desktop and tools.
+
+An adapter translates ``reset / observe / step / final_state`` into its native API
+(Playwright, xdotool, bwrap, Python tools) and holds no pipeline logic. The policy sees
+only :class:`Observation` (screenshot bytes + pixel size, text, feedback); ``debug`` carries
+element geometry for the scripted teacher and for humans, never for the policy.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from guiforge.envs.actions import Action
+
+Domain = Literal["web", "mobile", "desktop", "tools"]
+
+
+class EnvFailure(RuntimeError):
+    """The environment (not the agent) failed: a crash, a hang past its deadline, a lost
+    browser. Recorded as ``env_failure``, never as reward 0."""
+
+
+class EnvSpec(BaseModel):
+    """What to acquire. Instances with the same ``pool_key`` are interchangeable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    domain: Domain
+    apps: tuple[str, ...] = ()
+    viewport: tuple[int, int] | None = None
+    variant: Literal["gui", "terminal", "hybrid"] | None = None  # desktop action sets
+    device: str | None = None  # mobile emulation profile, e.g. "Pixel 7"
+
+    @property
+    def pool_key(self) -> tuple:
+        # Apps are loaded per task, so instances differ only by domain/viewport/variant.
+        return (self.domain, self.viewport, self.variant, self.device)
+
+
+class Criterion(BaseModel):
+    """One binary rubric criterion ``b_j`` with weight ``w_j``. ``check`` names a check
+    function from :mod:`guiforge.verify.checks` and its arguments."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    description: str = ""
+    weight: float = Field(default=1.0, gt=0)
+    required: bool = True
+    check: dict[str, Any]
+
+
+class TaskSpec(BaseModel):
+    """The runtime view of a task x = (E, s0, g, V)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task_id: str
+    domain: Domain
+    apps: list[str] = Field(default_factory=list)
+    instruction: str
+    setup: dict[str, Any] = Field(default_factory=dict)  # s0: app state seeds, files
+    rubric: list[Criterion] = Field(default_factory=list)
+    feasible: bool = True
+    max_steps: int = Field(default=15, gt=0)
+    world_id: str | None = None
+
+
+@dataclass
+class Observation:
+    screenshot: bytes | None = None
+    width: int = 0
+    height: int = 0
+    format: str = "png"
+    text: str | None = None  # terminal output, tool results
+    feedback: str = ""  # what the last action did, or its error
+    debug: dict[str, Any] = field(default_factory=dict)  # never shown to the policy
+
+
+@dataclass
+class StepResult:
+    observation: Observation
+    feedback: str = ""
+    error: str | None = None  # the action failed (bad target, command error): not an env fault
+    done: bool = False  # answer/terminate was taken
+    answer: str | None = None
+    status: str | None = None
+
+
+@dataclass
+class VerifierResult:
+    score: float
+    success: bool
+    criteria: dict[str, int]
+    errors: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"score": self.score, "success": self.success, "criteria": self.criteria, "errors": self.errors}
+
+
+@dataclass
+class FinalState:
+    """What a verifier may read: app state JSON, the workspace, the agent's final answer."""
+
+    apps: dict[str, Any] = field(default_factory=dict)
+    workspace: Path | None = None
+    answer: str | None = None
+    status: str | None = None
+    terminal: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Environment(ABC):
+    """An adapter. ``start`` does the heavy, reusable initialisation (a browser, an X
+    server); ``reset`` puts a task's initial state in place and must be fast."""
+
+    domain: Domain
+
+    def __init__(self, spec: EnvSpec):
+        self.spec = spec
+        self.answer: str | None = None
+        self.status: str | None = None
+
+    @abstractmethod
+    def start(self) -> None: ...
+
+    @abstractmethod
+    def reset(self, task: TaskSpec) -> Observation: ...
+
+    @abstractmethod
+    def observe(self) -> Observation: ...
+
+    @abstractmethod
+    def step(self, action: Action) -> StepResult: ...
+
+    @abstractmethod
+    def final_state(self) -> FinalState: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def healthy(self) -> bool:
+        return True
+
+    def finish(self, action: Action) -> StepResult:
+        """Shared handling of ``answer`` / ``terminate``: they end the episode."""
+        if action.type == "answer":
+            self.answer = action.answer if action.answer is not None else action.text
+        self.status = action.status or ("success" if action.type == "answer" else None)
+        obs = self.observe()
+        return StepResult(obs, feedback=f"episode ended ({action.type})", done=True,
+                          answer=self.answer, status=self.status)

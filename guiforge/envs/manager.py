@@ -1,0 +1,289 @@
+"""The environment manager: leases, deadlines, a warm pool, crash replacement.
+
+Each instance lives on its own actor thread (Playwright's sync API and X clients are bound
+to the thread that made them), so every operation can be waited on with a deadline. An
+operation past its deadline or an adapter crash raises :class:`EnvFailure`; the instance is
+killed and the pool replaces it on the next acquire. A fault is never a reward of 0.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from guiforge.envs.actions import Action
+from guiforge.envs.base import (
+    EnvFailure,
+    Environment,
+    EnvSpec,
+    Observation,
+    StepResult,
+    TaskSpec,
+    VerifierResult,
+)
+from guiforge.verify.runner import VerifierPool
+
+T = TypeVar("T")
+Factory = Callable[[EnvSpec], Environment]
+
+
+@dataclass
+class Deadlines:
+    start_s: float = 60.0
+    reset_s: float = 30.0
+    observe_s: float = 10.0
+    step_s: float = 30.0
+    evaluate_s: float = 20.0
+    lease_ttl_s: float = 600.0  # a lease unused this long is reclaimed
+
+
+@dataclass
+class _Instance:
+    env: Environment
+    actor: ThreadPoolExecutor
+    broken: bool = False
+    uses: int = 0
+
+    def call(self, fn: Callable[[], T], deadline_s: float, what: str) -> T:
+        if self.broken:
+            raise EnvFailure(f"{what}: instance is broken")
+        future = self.actor.submit(fn)
+        try:
+            return future.result(timeout=deadline_s)
+        except FutureTimeout:
+            self.broken = True
+            raise EnvFailure(f"{what} exceeded its {deadline_s:.1f}s deadline") from None
+        except EnvFailure:
+            self.broken = True
+            raise
+        except Exception as exc:
+            self.broken = True
+            raise EnvFailure(f"{what} crashed: {type(exc).__name__}: {exc}") from exc
+
+    def destroy(self) -> None:
+        env = self.env
+        kill = getattr(env, "kill", None)
+        try:
+            if self.broken and kill is not None:
+                kill()  # hard stop: the actor thread may be stuck inside the adapter
+            else:
+                self.actor.submit(env.close).result(timeout=15)
+        except Exception:
+            if kill is not None:
+                kill()
+        self.actor.shutdown(wait=False, cancel_futures=True)
+
+
+@dataclass
+class Stats:
+    started: int = 0
+    reused: int = 0
+    failures: int = 0
+    replaced: int = 0
+    expired: int = 0
+    faults: list[str] = field(default_factory=list)
+
+
+class EnvManager:
+    def __init__(
+        self,
+        factories: dict[str, Factory],
+        deadlines: Deadlines | None = None,
+        max_instances: int = 3,
+        verifier: VerifierPool | None = None,
+    ):
+        self.factories = factories
+        self.deadlines = deadlines or Deadlines()
+        self.max_instances = max_instances
+        self.verifier = verifier or VerifierPool()
+        self._owns_verifier = verifier is None
+        self._idle: dict[tuple, list[_Instance]] = defaultdict(list)
+        self._leases: dict[int, Lease] = {}
+        self._live: dict[tuple, int] = defaultdict(int)
+        self._cond = threading.Condition()
+        self._ids = itertools.count(1)
+        self.stats = Stats()
+
+    # -- pool --------------------------------------------------------------------------
+    def _start(self, spec: EnvSpec) -> _Instance:
+        try:
+            factory = self.factories[spec.domain]
+        except KeyError:
+            raise EnvFailure(f"no adapter registered for domain {spec.domain!r}") from None
+        actor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"env-{spec.domain}")
+        inst = _Instance(env=actor.submit(factory, spec).result(), actor=actor)
+        inst.call(inst.env.start, self.deadlines.start_s, f"start {spec.domain}")
+        self.stats.started += 1
+        return inst
+
+    def prewarm(self, spec: EnvSpec, n: int) -> None:
+        """Start ``n`` instances now so the first tasks do not pay for start-up."""
+        for _ in range(n):
+            with self._cond:
+                if self._live[spec.pool_key] >= self.max_instances:
+                    return
+                self._live[spec.pool_key] += 1
+            try:
+                inst = self._start(spec)
+            except BaseException:
+                with self._cond:
+                    self._live[spec.pool_key] -= 1
+                raise
+            with self._cond:
+                self._idle[spec.pool_key].append(inst)
+                self._cond.notify_all()
+
+    def acquire(self, spec: EnvSpec, timeout_s: float = 120.0) -> Lease:
+        key = spec.pool_key
+        until = time.monotonic() + timeout_s
+        with self._cond:
+            while True:
+                self._reclaim_expired()
+                if self._idle[key]:
+                    inst = self._idle[key].pop()
+                    self.stats.reused += 1
+                    break
+                if self._live[key] < self.max_instances:
+                    self._live[key] += 1
+                    inst = None
+                    break
+                left = until - time.monotonic()
+                if left <= 0:
+                    raise EnvFailure(f"no {spec.domain} environment free within {timeout_s:.0f}s")
+                self._cond.wait(timeout=min(left, 1.0))
+        if inst is None:
+            try:
+                inst = self._start(spec)
+            except BaseException:
+                with self._cond:
+                    self._live[key] -= 1
+                    self._cond.notify_all()
+                raise
+        lease = Lease(self, next(self._ids), spec, inst)
+        with self._cond:
+            self._leases[lease.lease_id] = lease
+        return lease
+
+    def _give_back(self, lease: Lease) -> None:
+        inst = lease._inst
+        with self._cond:
+            self._leases.pop(lease.lease_id, None)
+        if inst.broken or not self._healthy(inst):
+            self.stats.failures += 1
+            self.stats.replaced += 1
+            inst.destroy()
+            with self._cond:
+                self._live[lease.spec.pool_key] -= 1
+                self._cond.notify_all()
+            return
+        with self._cond:
+            self._idle[lease.spec.pool_key].append(inst)
+            self._cond.notify_all()
+
+    def _healthy(self, inst: _Instance) -> bool:
+        try:
+            return bool(inst.call(inst.env.healthy, 5.0, "health check"))
+        except EnvFailure:
+            return False
+
+    def _reclaim_expired(self) -> None:
+        now = time.monotonic()
+        for lease in list(self._leases.values()):
+            if now - lease.last_used > self.deadlines.lease_ttl_s:
+                self.stats.expired += 1
+                lease._expired = True
+                lease._inst.broken = True  # its state is unknown: do not hand it out again
+                self._leases.pop(lease.lease_id, None)
+                threading.Thread(target=self._drop, args=(lease,), daemon=True).start()
+
+    def _drop(self, lease: Lease) -> None:
+        lease._inst.destroy()
+        with self._cond:
+            self._live[lease.spec.pool_key] -= 1
+            self._cond.notify_all()
+
+    def record_fault(self, message: str) -> None:
+        self.stats.faults.append(message)
+
+    def close(self) -> None:
+        with self._cond:
+            idle = [i for insts in self._idle.values() for i in insts]
+            leased = [lease._inst for lease in self._leases.values()]
+            self._idle.clear()
+            self._leases.clear()
+            self._live.clear()
+        for inst in idle + leased:
+            inst.destroy()
+        if self._owns_verifier:
+            self.verifier.close()
+
+    def __enter__(self) -> EnvManager:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+class Lease:
+    """Exclusive use of one instance until :meth:`release`. Every call has a deadline."""
+
+    def __init__(self, manager: EnvManager, lease_id: int, spec: EnvSpec, inst: _Instance):
+        self.manager, self.lease_id, self.spec, self._inst = manager, lease_id, spec, inst
+        self.task: TaskSpec | None = None
+        self.last_used = time.monotonic()
+        self._expired = False
+        self._released = False
+
+    def _call(self, fn: Callable[[], T], deadline_s: float, what: str) -> T:
+        if self._released:
+            raise EnvFailure(f"{what}: lease {self.lease_id} was released")
+        if self._expired:
+            raise EnvFailure(f"{what}: lease {self.lease_id} expired")
+        self.last_used = time.monotonic()
+        try:
+            return self._inst.call(fn, deadline_s, what)
+        except EnvFailure as exc:
+            self.manager.record_fault(str(exc))
+            raise
+
+    @property
+    def env(self) -> Environment:
+        return self._inst.env
+
+    def reset(self, task: TaskSpec) -> Observation:
+        self.task = task
+        self._inst.uses += 1
+        return self._call(lambda: self.env.reset(task), self.manager.deadlines.reset_s, f"reset {task.task_id}")
+
+    def observe(self) -> Observation:
+        return self._call(self.env.observe, self.manager.deadlines.observe_s, "observe")
+
+    def step(self, action: Action) -> StepResult:
+        return self._call(lambda: self.env.step(action), self.manager.deadlines.step_s, f"step {action.type}")
+
+    def evaluate(self) -> VerifierResult:
+        if self.task is None:
+            raise EnvFailure("evaluate before reset")
+        state = self._call(self.env.final_state, self.manager.deadlines.evaluate_s, "final state")
+        return self.manager.verifier.verify(
+            self.task.rubric, state, feasible=self.task.feasible, deadline_s=self.manager.deadlines.evaluate_s
+        )
+
+    def release(self) -> None:
+        if self._released or self._expired:
+            return
+        self._released = True
+        self.manager._give_back(self)
+
+    def __enter__(self) -> Lease:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.release()

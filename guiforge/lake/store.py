@@ -1,0 +1,181 @@
+"""The lake: a root URI (local path or any fsspec URI) holding one directory per table.
+
+Layout::
+
+    <lake>/<table>/run=<run_id>/part-<fingerprint>.parquet     committed shards
+    <lake>/<table>/run=<run_id>/part-<fp>.parquet.tmp-<uuid>   being written (invisible to globs)
+    <lake>/_manifest/run=<run_id>/<stage>/<fingerprint>.json    one entry per committed shard
+
+A shard is committed by atomic rename; its manifest entry, written last, marks the whole
+stage shard (all of its output tables) done.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import fsspec
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from guiforge.errors import GuiforgeError
+
+MANIFEST_DIR = "_manifest"
+TMP_MARK = ".tmp-"
+
+
+@dataclass(frozen=True)
+class ShardFile:
+    table: str
+    run_id: str
+    fingerprint: str
+    path: str
+
+
+class Lake:
+    def __init__(self, uri: str | os.PathLike[str], storage_options: dict[str, Any] | None = None):
+        self.uri = str(uri)
+        try:
+            self.fs, root = fsspec.core.url_to_fs(self.uri, **(storage_options or {}))
+        except (ImportError, ValueError) as exc:
+            raise GuiforgeError(f"lake {self.uri!r}: cannot open this filesystem ({exc})") from None
+        self.root = root.rstrip("/") or "/"
+        self.protocol = self.fs.protocol if isinstance(self.fs.protocol, str) else self.fs.protocol[0]
+        self.is_local = self.protocol in ("file", "local")
+        if self.is_local:
+            self.root = os.path.abspath(self.root)
+
+    def __repr__(self) -> str:
+        return f"Lake({self.uri!r})"
+
+    # -- paths -------------------------------------------------------------------------
+    def path(self, *parts: str) -> str:
+        return posixpath.join(self.root, *parts)
+
+    def url(self, path: str) -> str:
+        """A URL for ``path`` that DuckDB or another reader can open."""
+        return path if self.is_local else f"{self.protocol}://{path.lstrip('/')}"
+
+    def run_dir(self, table: str, run_id: str) -> str:
+        return self.path(table, f"run={run_id}")
+
+    def shard_path(self, table: str, run_id: str, fingerprint: str) -> str:
+        return posixpath.join(self.run_dir(table, run_id), f"part-{fingerprint}.parquet")
+
+    def manifest_dir(self, run_id: str, stage: str) -> str:
+        return self.path(MANIFEST_DIR, f"run={run_id}", stage)
+
+    def manifest_path(self, run_id: str, stage: str, fingerprint: str) -> str:
+        return posixpath.join(self.manifest_dir(run_id, stage), f"{fingerprint}.json")
+
+    def table_glob(self, table: str, run_id: str | None = None) -> str:
+        run = f"run={run_id}" if run_id else "*"
+        return self.url(self.path(table, run, "*.parquet"))
+
+    # -- low-level atomic writes -------------------------------------------------------
+    def _tmp_name(self, final: str) -> str:
+        return f"{final}{TMP_MARK}{uuid.uuid4().hex[:12]}"
+
+    def write_parquet(self, table: pa.Table, final: str) -> None:
+        """Write ``table`` to ``final`` under a temporary name, then rename it into place."""
+        self.fs.makedirs(posixpath.dirname(final), exist_ok=True)
+        tmp = self._tmp_name(final)
+        try:
+            with self.fs.open(tmp, "wb") as fh:
+                pq.write_table(table, fh, compression="zstd")
+            self.fs.mv(tmp, final)
+        finally:
+            if self.fs.exists(tmp):
+                self.fs.rm(tmp)
+
+    def write_json(self, value: Any, final: str) -> None:
+        self.fs.makedirs(posixpath.dirname(final), exist_ok=True)
+        tmp = self._tmp_name(final)
+        with self.fs.open(tmp, "w") as fh:
+            json.dump(value, fh, sort_keys=True, indent=1, default=str)
+        self.fs.mv(tmp, final)
+
+    def read_json(self, path: str) -> Any:
+        with self.fs.open(path, "r") as fh:
+            return json.load(fh)
+
+    def exists(self, path: str) -> bool:
+        return self.fs.exists(path)
+
+    def _ls(self, path: str) -> list[str]:
+        try:
+            return [p if isinstance(p, str) else p["name"] for p in self.fs.ls(path, detail=False)]
+        except FileNotFoundError:
+            return []
+
+    # -- listing -----------------------------------------------------------------------
+    def tables(self) -> list[str]:
+        return sorted(
+            posixpath.basename(p.rstrip("/"))
+            for p in self._ls(self.root)
+            if not posixpath.basename(p.rstrip("/")).startswith(("_", "."))
+            and self.fs.isdir(p)
+        )
+
+    def runs(self, table: str) -> list[str]:
+        out = []
+        for p in self._ls(self.path(table)):
+            name = posixpath.basename(p.rstrip("/"))
+            if name.startswith("run="):
+                out.append(name[4:])
+        return sorted(out)
+
+    def shard_files(self, table: str, run_id: str | None = None) -> list[ShardFile]:
+        """Committed shard files only: temporary names never end in ``.parquet``."""
+        runs = [run_id] if run_id else self.runs(table)
+        files = []
+        for run in runs:
+            for p in self._ls(self.run_dir(table, run)):
+                name = posixpath.basename(p)
+                if name.startswith("part-") and name.endswith(".parquet"):
+                    files.append(ShardFile(table, run, name[5:-8], p))
+        return sorted(files, key=lambda f: (f.run_id, f.path))
+
+    def manifest_entries(self, run_id: str, stage: str) -> Iterator[dict[str, Any]]:
+        for p in sorted(self._ls(self.manifest_dir(run_id, stage))):
+            if p.endswith(".json"):
+                yield self.read_json(p)
+
+    def remove_stale_temporaries(self, directory: str) -> int:
+        """Delete half-written files a killed writer left in ``directory``; returns how many."""
+        stale = [p for p in self._ls(directory) if TMP_MARK in posixpath.basename(p)]
+        for p in stale:
+            self.fs.rm(p)
+        return len(stale)
+
+    def remove_run(self, run_id: str) -> None:
+        for table in self.tables():
+            d = self.run_dir(table, run_id)
+            if self.fs.exists(d):
+                self.fs.rm(d, recursive=True)
+        m = self.path(MANIFEST_DIR, f"run={run_id}")
+        if self.fs.exists(m):
+            self.fs.rm(m, recursive=True)
+
+    # -- reading -----------------------------------------------------------------------
+    def read_table(
+        self, table: str, run_id: str | None = None, columns: list[str] | None = None
+    ) -> pa.Table:
+        from guiforge.schemas import table_spec
+
+        schema = table_spec(table).schema
+        files = self.shard_files(table, run_id)
+        if not files:
+            return schema.empty_table() if columns is None else schema.empty_table().select(columns)
+        parts = [self.read_shard(f.path, columns) for f in files]
+        return pa.concat_tables(parts, promote_options="default")
+
+    def read_shard(self, path: str, columns: list[str] | None = None) -> pa.Table:
+        with self.fs.open(path, "rb") as fh:
+            return pq.read_table(fh, columns=columns)

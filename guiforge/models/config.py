@@ -1,0 +1,78 @@
+"""Which model serves a role. ``provider: auto`` (the default) uses a real model when a key
+is set in the environment and the offline provider otherwise, so one pipeline file serves
+a laptop with no network and a cluster with an endpoint."""
+
+from __future__ import annotations
+
+import os
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DEFAULT_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-sonnet-4-5"}
+
+
+class Prices(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    input_per_mtok: float = Field(default=0.0, ge=0)
+    output_per_mtok: float = Field(default=0.0, ge=0)
+
+
+class ModelConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", protected_namespaces=())
+
+    provider: Literal["auto", "offline", "openai", "anthropic"] = "auto"
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = Field(default=None, description="name of the env var holding the key")
+    temperature: float | None = Field(default=None, ge=0, le=2, description="None: the provider's default")
+    max_tokens: int = Field(default=4096, gt=0)
+    concurrency: int = Field(default=8, ge=1, le=1024, description="calls in flight per endpoint")
+    timeout_s: float = Field(default=120.0, gt=0)
+    max_retries: int = Field(default=4, ge=0, le=20)
+    max_parse_attempts: int = Field(default=3, ge=1, le=10)
+    cache: bool = True
+    prices: Prices = Field(default_factory=Prices)
+
+    def resolved(self) -> ModelConfig:
+        """Fill provider, endpoint and model from the environment where left open.
+
+        Environment: GUIFORGE_PROVIDER, GUIFORGE_BASE_URL, GUIFORGE_API_KEY, GUIFORGE_MODEL;
+        or the SDKs' own OPENAI_API_KEY / OPENAI_BASE_URL, ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL.
+        """
+        env = os.environ
+        provider = self.provider
+        if provider == "auto":
+            if env.get("GUIFORGE_API_KEY"):
+                provider = env.get("GUIFORGE_PROVIDER", "openai")
+            elif env.get("OPENAI_API_KEY"):
+                provider = "openai"
+            elif env.get("ANTHROPIC_API_KEY"):
+                provider = "anthropic"
+            else:
+                provider = "offline"
+        if provider not in ("offline", "openai", "anthropic"):
+            raise ValueError(f"GUIFORGE_PROVIDER={provider!r}; use openai or anthropic")
+        if provider == "offline":
+            return self.model_copy(update={"provider": "offline", "model": "offline", "base_url": None})
+        upper = provider.upper()
+        base_url = self.base_url or env.get("GUIFORGE_BASE_URL") or env.get(f"{upper}_BASE_URL")
+        model = self.model or env.get("GUIFORGE_MODEL") or DEFAULT_MODELS[provider]
+        return self.model_copy(update={"provider": provider, "model": model, "base_url": base_url})
+
+    def api_key(self) -> str:
+        env = os.environ
+        names = [self.api_key_env] if self.api_key_env else ["GUIFORGE_API_KEY", f"{self.provider.upper()}_API_KEY"]
+        for name in names:
+            if env.get(name):
+                return env[name]
+        raise ValueError(f"no API key for provider {self.provider}: set {' or '.join(names)}")
+
+    def identity(self) -> dict:
+        """What about this model changes outputs (for run and cache fingerprints)."""
+        return {"provider": self.provider, "model": self.model, "base_url": self.base_url,
+                "temperature": self.temperature, "max_tokens": self.max_tokens}
+
+    @property
+    def offline(self) -> bool:
+        return self.provider == "offline"

@@ -1,0 +1,63 @@
+"""OpenAI and every OpenAI-compatible server (vLLM, SGLang, Ollama) via the official SDK."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openai
+
+from guiforge.models.base import Completion, ImagePart, Message, ModelClient, TransientError
+
+
+def _content(msg: Message) -> str | list[dict[str, Any]]:
+    if isinstance(msg.content, str):
+        return msg.content
+    parts: list[dict[str, Any]] = []
+    for p in msg.parts():
+        if isinstance(p, ImagePart):
+            parts.append({"type": "image_url", "image_url": {"url": f"data:{p.media_type};base64,{p.b64()}"}})
+        else:
+            parts.append({"type": "text", "text": p})
+    return parts
+
+
+class OpenAIClient(ModelClient):
+    def __init__(self, config, cache=None):
+        super().__init__(config, cache)
+        # Retries are ours (shared backoff and accounting), not the SDK's.
+        self.client = openai.AsyncOpenAI(
+            api_key=config.api_key(), base_url=config.base_url, max_retries=0, timeout=config.timeout_s
+        )
+
+    async def _send(self, messages: list[Message], **params: Any) -> Completion:
+        body: dict[str, Any] = {
+            "model": self.config.model,
+            "messages": [{"role": m.role, "content": _content(m)} for m in messages],
+            "max_tokens": params.get("max_tokens", self.config.max_tokens),
+        }
+        temperature = params.get("temperature", self.config.temperature)
+        if temperature is not None:
+            body["temperature"] = temperature
+        if params.get("json"):
+            body["response_format"] = {"type": "json_object"}
+        try:
+            resp = await self.client.chat.completions.create(**body)
+        except (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError,
+                openai.APIConnectionError) as exc:
+            raise TransientError(f"{type(exc).__name__}: {exc}") from exc
+        except openai.APIStatusError as exc:
+            if exc.status_code in (408, 409) or exc.status_code >= 500:
+                raise TransientError(f"HTTP {exc.status_code}") from exc
+            raise
+        choice = resp.choices[0]
+        usage = resp.usage
+        return Completion(
+            text=choice.message.content or "",
+            model=resp.model or self.config.model or "",
+            input_tokens=usage.prompt_tokens if usage else 0,
+            output_tokens=usage.completion_tokens if usage else 0,
+            extra={"finish_reason": choice.finish_reason},
+        )
+
+    async def aclose(self) -> None:
+        await self.client.close()

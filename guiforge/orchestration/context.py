@@ -1,0 +1,66 @@
+"""What a stage sees while it runs: the lake, the run, its inputs and its model clients."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from guiforge.lake.store import Lake
+
+if TYPE_CHECKING:
+    from guiforge.config import Pipeline
+    from guiforge.models.base import ModelClient
+    from guiforge.models.config import ModelConfig
+
+
+@dataclass(frozen=True)
+class InputShard:
+    table: str
+    fingerprint: str
+    path: str
+    rows: int
+
+
+@dataclass
+class RunContext:
+    pipeline: Pipeline
+    lake: Lake
+    _clients: dict[str, Any] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def run_id(self) -> str:
+        return self.pipeline.run_id
+
+    @property
+    def seed(self) -> int:
+        return self.pipeline.config.seed
+
+    def input_shards(self, table: str) -> list[InputShard]:
+        """The committed, non-empty shards of ``table`` in this run, from the manifest of
+        the stage that produces it, in a stable order."""
+        producer = self.pipeline.producers()[table]
+        out = []
+        for entry in self.lake.manifest_entries(self.run_id, producer):
+            written = entry["outputs"].get(table) or {}
+            if written.get("rows"):
+                out.append(InputShard(table, entry["fingerprint"], written["path"], written["rows"]))
+        return sorted(out, key=lambda s: s.path)
+
+    def read(self, shard: InputShard) -> pa.Table:
+        return self.lake.read_shard(shard.path)
+
+    def model(self, role: str) -> ModelConfig:
+        return self.pipeline.model(role)
+
+    def client(self, role: str) -> ModelClient:
+        from guiforge.models import make_client
+        from guiforge.models.cache import CallCache
+
+        with self._lock:
+            if role not in self._clients:
+                self._clients[role] = make_client(self.model(role), CallCache(self.lake))
+            return self._clients[role]

@@ -1,0 +1,27 @@
+"""Prefect settings guiforge needs, applied before Prefect is imported.
+
+Quiet logging, batched server writes, no analytics, no API log shipping. Values a user
+set in the environment win.
+"""
+
+from __future__ import annotations
+
+import os
+
+DEFAULTS = {
+    "PREFECT_LOGGING_LEVEL": "WARNING",
+    "PREFECT_LOGGING_TO_API_ENABLED": "false",
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE": "500",
+    "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_BATCH_SIZE": "500",
+    "PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED": "false",
+    "PREFECT_UI_ENABLED": "false",
+    "DO_NOT_TRACK": "1",
+}
+
+
+def configure(verbose: bool = False) -> None:
+    for key, value in DEFAULTS.items():
+        os.environ.setdefault(key, value)
+    if verbose:
+        os.environ["PREFECT_LOGGING_LEVEL"] = "INFO"

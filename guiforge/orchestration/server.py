@@ -1,0 +1,83 @@
+"""A temporary Prefect API server that cannot outlive guiforge.
+
+Prefect's own temporary server is orphaned when its parent is SIGKILLed. This one is
+started with PR_SET_PDEATHSIG, so the kernel stops it when the guiforge process dies for
+any reason. Used only when PREFECT_API_URL is not set (a real server or Cloud wins).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+
+from guiforge.errors import GuiforgeError
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    libc = ctypes.CDLL("libc.so.6", use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    os.setsid()  # its own group: a Ctrl-C in the terminal reaches guiforge, which stops it cleanly
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def temporary_server(timeout_s: float = 60.0) -> Iterator[str | None]:
+    """Yield the API URL to use; start a server only if none is configured."""
+    if os.environ.get("PREFECT_API_URL"):
+        yield os.environ["PREFECT_API_URL"]
+        return
+    spec = importlib.util.find_spec("prefect")
+    assert spec and spec.origin
+    port = _free_port()
+    env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "--app-dir", str(Path(spec.origin).parent.parent),
+         "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1",
+         "--port", str(port), "--log-level", "error", "--lifespan", "on"],
+        env=env, preexec_fn=_die_with_parent, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}/api"
+    try:
+        deadline = time.monotonic() + timeout_s
+        with httpx.Client() as client:
+            while True:
+                if proc.poll() is not None:
+                    err = proc.stderr.read().decode(errors="replace")[-400:] if proc.stderr else ""
+                    raise GuiforgeError(f"the temporary Prefect server exited ({proc.returncode}): {err.strip()}")
+                try:
+                    if client.get(f"{url}/health", timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise GuiforgeError(f"the temporary Prefect server did not start within {timeout_s:.0f}s; "
+                                        "set PREFECT_API_URL to use a running server")
+                time.sleep(0.1)
+        os.environ["PREFECT_API_URL"] = url
+        yield url
+    finally:
+        os.environ.pop("PREFECT_API_URL", None)
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -1,0 +1,70 @@
+"""One small base class for every stage.
+
+A stage is a pure function of (config, input tables) -> output tables, cut into shards:
+``plan`` lists the shards (cheap, from the manifests of its inputs) and ``run`` computes one
+shard's rows for each output table. The engine names, skips, commits and prunes shards.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from guiforge.lake.writer import Rows
+    from guiforge.orchestration.context import RunContext
+
+
+class StageConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass
+class ShardPlan:
+    """One unit of work: ``key`` is human readable, ``params`` and ``inputs`` (the
+    fingerprints of the input shards it reads) enter the shard's fingerprint."""
+
+    key: str
+    params: dict[str, Any] = field(default_factory=dict)
+    inputs: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "params": self.params, "inputs": self.inputs}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ShardPlan:
+        return cls(key=data["key"], params=dict(data["params"]), inputs=list(data["inputs"]))
+
+
+class Stage(ABC):
+    kind: ClassVar[str]
+    config_model: ClassVar[type[StageConfig]]
+    version: ClassVar[str] = "1"  # bump when the same config would now produce other rows
+    description: ClassVar[str] = ""
+
+    def __init__(self, name: str, config: StageConfig):
+        self.name = name
+        self.config = config
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+    @property
+    def model_role(self) -> str | None:
+        return None
+
+    @abstractmethod
+    def inputs(self) -> list[str]: ...
+
+    @abstractmethod
+    def outputs(self) -> list[str]: ...
+
+    @abstractmethod
+    def plan(self, ctx: RunContext) -> list[ShardPlan]: ...
+
+    @abstractmethod
+    def run(self, ctx: RunContext, shard: ShardPlan) -> dict[str, Rows]: ...

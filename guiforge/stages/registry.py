@@ -1,0 +1,9 @@
+"""Stage kinds by name: what ``stages.<name>.uses`` (or the stage's name) refers to."""
+
+from __future__ import annotations
+
+from guiforge.stages.base import Stage
+from guiforge.stages.personas import PersonasStage
+from guiforge.stages.worlds import WorldsStage
+
+STAGES: dict[str, type[Stage]] = {cls.kind: cls for cls in (PersonasStage, WorldsStage)}

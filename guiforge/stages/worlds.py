@@ -1,0 +1,134 @@
+"""worlds: one or more worlds per persona, from scenario templates (offline) or an LLM,
+each checked for internal consistency; failures go to exclusions with the reason."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from guiforge.errors import GuiforgeError
+from guiforge.lake.fingerprint import fingerprint
+from guiforge.paths import SCENARIOS_DIR
+from guiforge.stages.base import ShardPlan, Stage, StageConfig
+
+
+def _dir_state(directory: Path) -> tuple:
+    return (str(directory), tuple(sorted((p.name, p.stat().st_mtime_ns) for p in directory.glob("*.yaml"))))
+
+
+@lru_cache(maxsize=4)
+def _scenarios(state: tuple) -> dict:
+    """Scenarios parsed once per process (and again only when a file changes)."""
+    from guiforge.worlds.scenarios import load_scenarios
+
+    return load_scenarios(Path(state[0]))
+
+
+class WorldsConfig(StageConfig):
+    scenarios: list[str] | Literal["all"] = "all"
+    per_persona: int = Field(default=1, ge=1, le=50, description="worlds per persona")
+    model_role: str = "world_builder"
+    consistency_check: bool = True
+
+
+def world_row(world, builder: str, model: str | None, prompt_hash: str | None, seed: int) -> dict:
+    return {
+        "world_id": world.world_id, "persona_id": world.persona_id, "scenario": world.scenario,
+        "title": world.title, "base_date": world.base_date.isoformat(), "currency": world.currency,
+        "n_contacts": len(world.contacts), "n_events": len(world.events), "n_emails": len(world.emails),
+        "n_documents": len(world.documents), "n_facts": len(world.facts),
+        "world_json": world.model_dump_json(), "builder": builder, "model": model,
+        "prompt_hash": prompt_hash, "seed": seed,
+    }
+
+
+def exclusion(gate: str, reason: str, subject_id: str, details: dict | None = None) -> dict:
+    return {"stage": "worlds", "gate": gate, "reason": reason, "subject_id": subject_id,
+            "subject_table": "worlds", "details_json": json.dumps(details or {}, default=str)}
+
+
+class WorldsStage(Stage):
+    kind = "worlds"
+    config_model = WorldsConfig
+    description = "scenario worlds per persona: contacts, events, facts, emails, documents"
+    config: WorldsConfig
+
+    @property
+    def model_role(self) -> str:
+        return self.config.model_role
+
+    def inputs(self) -> list[str]:
+        return ["personas"]
+
+    def outputs(self) -> list[str]:
+        return ["worlds", "exclusions"]
+
+    def scenarios(self) -> dict:
+        available = _scenarios(_dir_state(SCENARIOS_DIR))
+        if self.config.scenarios == "all":
+            return dict(sorted(available.items()))
+        missing = [s for s in self.config.scenarios if s not in available]
+        if missing:
+            raise GuiforgeError(
+                f"stages.{self.name}.scenarios: unknown scenario(s) {missing}; available: {', '.join(sorted(available))}"
+            )
+        return {s: available[s] for s in self.config.scenarios}
+
+    def plan(self, ctx) -> list[ShardPlan]:
+        plans, offset = [], 0
+        for shard in ctx.input_shards("personas"):
+            # offset makes the scenario rotation global, so scenarios stay balanced.
+            plans.append(ShardPlan(key=f"worlds<{shard.fingerprint}", params={"path": shard.path, "offset": offset},
+                                   inputs=[shard.fingerprint]))
+            offset += shard.rows
+        return plans
+
+    def run(self, ctx, shard: ShardPlan):
+        from guiforge.worlds.consistency import check_world
+        from guiforge.worlds.model import Persona
+
+        scenarios = self.scenarios()
+        names = list(scenarios)
+        personas = ctx.lake.read_shard(shard.params["path"]).to_pylist()
+        jobs = []
+        for i, row in enumerate(personas):
+            persona = Persona.model_validate({k: row[k] for k in Persona.model_fields})
+            for j in range(self.config.per_persona):
+                name = names[(shard.params["offset"] + i + j * len(personas)) % len(names)]
+                world_id = "wld_" + fingerprint([ctx.seed, persona.persona_id, name, j], 10)
+                jobs.append((persona, scenarios[name], world_id))
+
+        model = ctx.model(self.model_role)
+        if model.offline:
+            built = self._build_offline(ctx, jobs)
+        else:
+            from guiforge.authoring.world_llm import build_worlds_llm
+
+            built = build_worlds_llm(ctx.client(self.model_role), jobs, ctx.seed)
+
+        worlds, excluded = [], []
+        for item in built:
+            if item.world is None:
+                excluded.append(exclusion("schema", item.error, item.world_id, {"attempts": item.attempts}))
+                continue
+            problems = check_world(item.world) if self.config.consistency_check else []
+            if problems:
+                excluded.append(exclusion("consistency", "; ".join(p.message for p in problems[:5]),
+                                          item.world_id, {"problems": [p.message for p in problems]}))
+                continue
+            worlds.append(world_row(item.world, item.builder, item.model, item.prompt_hash, ctx.seed))
+        return {"worlds": worlds, "exclusions": excluded}
+
+    def _build_offline(self, ctx, jobs):
+        from guiforge.authoring.world_llm import BuiltWorld
+        from guiforge.worlds.template_builder import build_world
+
+        out = []
+        for persona, scenario, world_id in jobs:
+            world = build_world(persona, scenario, seed=int(fingerprint([ctx.seed, world_id], 8), 16))
+            out.append(BuiltWorld(world_id, world.model_copy(update={"world_id": world_id}), "template", None, None))
+        return out

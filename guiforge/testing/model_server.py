@@ -1,0 +1,171 @@
+"""A local HTTP server that speaks the OpenAI chat-completions and Anthropic messages wire
+formats, for tests and benchmarks driven through the official SDKs.
+
+Replies come from a ``responder(provider, request_json) -> str``; the server can inject
+429/5xx faults, heavy-tailed latency and a concurrency limit beyond which it answers 429,
+the way real inference servers behave.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Responder = Callable[[str, dict[str, Any]], str]
+
+
+@dataclass
+class ServerBehaviour:
+    fail_first: int = 0  # answer the first N requests with fail_status
+    fail_status: int = 429
+    concurrency_limit: int | None = None  # beyond it: 429, as vLLM/SGLang front-ends do
+    latency: Callable[[random.Random], float] | None = None  # seconds per request
+    seed: int = 0
+
+
+@dataclass
+class Recorded:
+    provider: str
+    body: dict[str, Any]
+    status: int
+    started: float
+    finished: float = 0.0
+
+
+def lognormal_latency(median_s: float = 0.2, p99_s: float = 2.0) -> Callable[[random.Random], float]:
+    """A heavy-tailed latency: lognormal with the given median and 99th percentile."""
+    import math
+
+    sigma = math.log(p99_s / median_s) / 2.3263  # z(0.99)
+    mu = math.log(median_s)
+    return lambda rng: rng.lognormvariate(mu, sigma)
+
+
+def _tokens(text: str) -> int:
+    return max(1, len(text) // 4)
+
+
+def _prompt_text(provider: str, body: dict[str, Any]) -> str:
+    parts = [body.get("system", "")] if provider == "anthropic" else []
+    for m in body.get("messages", []):
+        c = m.get("content")
+        if isinstance(c, str):
+            parts.append(c)
+        else:
+            parts.extend(p.get("text", "") for p in c if isinstance(p, dict))
+    return "\n".join(p for p in parts if isinstance(p, str))
+
+
+@dataclass
+class ModelServer:
+    responder: Responder
+    behaviour: ServerBehaviour = field(default_factory=ServerBehaviour)
+    requests: list[Recorded] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._in_flight = 0
+        self.max_in_flight = 0
+        self._rng = random.Random(self.behaviour.seed)
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                if self.path.endswith("/chat/completions"):
+                    status, payload = server._handle("openai", body)
+                elif self.path.endswith("/messages"):
+                    status, payload = server._handle("anthropic", body)
+                else:
+                    status, payload = 404, {"error": {"message": f"no route {self.path}"}}
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                if status == 429:
+                    self.send_header("retry-after-ms", "50")
+                self.end_headers()
+                self.wfile.write(data)
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    # -- lifecycle ---------------------------------------------------------------------
+    @property
+    def port(self) -> int:
+        return self._httpd.server_address[1]
+
+    @property
+    def openai_base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def anthropic_base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> ModelServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    # -- behaviour ---------------------------------------------------------------------
+    def _handle(self, provider: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        b = self.behaviour
+        rec = Recorded(provider, body, 200, time.perf_counter())
+        with self._lock:
+            self.requests.append(rec)
+            n = len(self.requests)
+            over = b.concurrency_limit is not None and self._in_flight >= b.concurrency_limit
+            if not over:
+                self._in_flight += 1
+                self.max_in_flight = max(self.max_in_flight, self._in_flight)
+            delay = b.latency(self._rng) if b.latency else 0.0
+        if over or n <= b.fail_first:
+            rec.status = 429 if over else b.fail_status
+            rec.finished = time.perf_counter()
+            return rec.status, _error(provider, rec.status)
+        try:
+            if delay:
+                time.sleep(delay)
+            text = self.responder(provider, body)
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+        rec.finished = time.perf_counter()
+        prompt = _tokens(_prompt_text(provider, body))
+        model = body.get("model", "local-model")
+        if provider == "openai":
+            return 200, {
+                "id": f"chatcmpl-{n}", "object": "chat.completion", "created": int(time.time()), "model": model,
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": prompt, "completion_tokens": _tokens(text),
+                          "total_tokens": prompt + _tokens(text)},
+            }
+        return 200, {
+            "id": f"msg_{n}", "type": "message", "role": "assistant", "model": model,
+            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
+            "usage": {"input_tokens": prompt, "output_tokens": _tokens(text)},
+        }
+
+
+def _error(provider: str, status: int) -> dict[str, Any]:
+    kind = {429: "rate_limit_error", 529: "overloaded_error"}.get(status, "api_error")
+    if provider == "anthropic":
+        return {"type": "error", "error": {"type": kind, "message": f"simulated {status}"}}
+    return {"error": {"message": f"simulated {status}", "type": kind, "code": status}}

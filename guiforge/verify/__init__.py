@@ -1,0 +1,6 @@
+"""Verifiers: rubric checks over the final environment state, run out of process."""
+
+from guiforge.verify.checks import CHECKS, check
+from guiforge.verify.runner import VerifierPool, score_rubric
+
+__all__ = ["CHECKS", "VerifierPool", "check", "score_rubric"]

@@ -1,0 +1,328 @@
+"""The Arrow schema of every lake table: the single source of truth.
+
+Installed as ``guiforge.schemas``. Writers validate against these schemas, the DuckDB
+catalog and Hugging Face ``Features`` are derived from them. Bump ``SCHEMA_VERSION`` (and
+say so in the README) whenever a core column changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+SCHEMA_VERSION = "1"
+
+# Canonical action on the 0-999 grid (MintAct's 999x999) plus the screenshot's pixel size.
+ACTION_TYPE = pa.struct(
+    [
+        ("type", pa.string()),
+        ("x", pa.int32()),
+        ("y", pa.int32()),
+        ("x2", pa.int32()),
+        ("y2", pa.int32()),
+        ("text", pa.string()),
+        ("keys", pa.list_(pa.string())),
+        ("direction", pa.string()),
+        ("amount", pa.int32()),
+        ("button", pa.string()),
+        ("app", pa.string()),
+        ("status", pa.string()),
+        ("answer", pa.string()),
+    ]
+)
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    name: str
+    description: str
+    key: tuple[str, ...]
+    schema: pa.Schema
+    core: tuple[str, ...] = field(default=())
+
+    def with_metadata(self) -> pa.Schema:
+        return self.schema.with_metadata(
+            {b"guiforge.table": self.name.encode(), b"guiforge.schema_version": SCHEMA_VERSION.encode()}
+        )
+
+
+def _spec(name: str, description: str, key: tuple[str, ...], fields: list, core: tuple[str, ...]):
+    # Every row carries its run id for lineage; the run is also the hive partition.
+    schema = pa.schema([pa.field("run_id", pa.string(), nullable=False), *fields])
+    return TableSpec(name, description, key, schema, core)
+
+
+def _f(name: str, typ: pa.DataType, nullable: bool = True) -> pa.Field:
+    return pa.field(name, typ, nullable=nullable)
+
+
+_str_list = pa.list_(pa.string())
+
+TABLES: dict[str, TableSpec] = {
+    spec.name: spec
+    for spec in [
+        _spec(
+            "personas",
+            "People the worlds are built around",
+            ("persona_id",),
+            [
+                _f("persona_id", pa.string(), False),
+                _f("name", pa.string()),
+                _f("locale", pa.string()),
+                _f("age", pa.int32()),
+                _f("occupation", pa.string()),
+                _f("employer", pa.string()),
+                _f("city", pa.string()),
+                _f("country", pa.string()),
+                _f("email", pa.string()),
+                _f("phone", pa.string()),
+                _f("traits", _str_list),
+                _f("goals", _str_list),
+                _f("builder", pa.string()),
+                _f("model", pa.string()),
+                _f("seed", pa.int64()),
+            ],
+            ("persona_id",),
+        ),
+        _spec(
+            "worlds",
+            "A persona's world: contacts, events, facts and documents (full JSON in world_json)",
+            ("world_id",),
+            [
+                _f("world_id", pa.string(), False),
+                _f("persona_id", pa.string(), False),
+                _f("scenario", pa.string(), False),
+                _f("title", pa.string()),
+                _f("base_date", pa.string()),
+                _f("currency", pa.string()),
+                _f("n_contacts", pa.int32()),
+                _f("n_events", pa.int32()),
+                _f("n_emails", pa.int32()),
+                _f("n_documents", pa.int32()),
+                _f("n_facts", pa.int32()),
+                _f("world_json", pa.string()),
+                _f("builder", pa.string()),
+                _f("model", pa.string()),
+                _f("prompt_hash", pa.string()),
+                _f("seed", pa.int64()),
+            ],
+            ("world_id", "persona_id", "scenario"),
+        ),
+        _spec(
+            "skills",
+            "Skill cards in use by a run",
+            ("skill_id",),
+            [
+                _f("skill_id", pa.string(), False),
+                _f("version", pa.string()),
+                _f("domains", _str_list),
+                _f("apps", _str_list),
+                _f("description", pa.string()),
+                _f("difficulty", pa.string()),
+                _f("max_steps", pa.int32()),
+                _f("card_yaml", pa.string()),
+                _f("card_sha256", pa.string()),
+            ],
+            ("skill_id",),
+        ),
+        _spec(
+            "tasks",
+            "Tasks x = (E, s0, g, V): environment, setup, instruction, verifier",
+            ("task_id",),
+            [
+                _f("task_id", pa.string(), False),
+                _f("world_id", pa.string()),
+                _f("skill_id", pa.string()),
+                _f("skill_version", pa.string()),
+                _f("domain", pa.string(), False),
+                _f("apps", _str_list),
+                _f("instruction", pa.string(), False),
+                _f("setup_json", pa.string()),
+                _f("rubric_json", pa.string()),
+                _f("reference_json", pa.string()),
+                _f("feasible", pa.bool_()),
+                _f("difficulty", pa.string()),
+                _f("max_steps", pa.int32()),
+                _f("parent_task_id", pa.string()),
+                _f("round", pa.int32()),
+                _f("author_model", pa.string()),
+                _f("prompt_hash", pa.string()),
+            ],
+            ("task_id", "world_id", "skill_id", "domain", "apps", "instruction", "parent_task_id", "round"),
+        ),
+        _spec(
+            "exclusions",
+            "Every row a gate or filter dropped, with its reason",
+            ("stage", "gate", "subject_id"),
+            [
+                _f("stage", pa.string(), False),
+                _f("gate", pa.string(), False),
+                _f("reason", pa.string(), False),
+                _f("subject_id", pa.string(), False),
+                _f("subject_table", pa.string()),
+                _f("details_json", pa.string()),
+            ],
+            ("stage", "gate", "reason", "subject_id"),
+        ),
+        _spec(
+            "trajectories",
+            "One teacher rollout of a task",
+            ("trajectory_id",),
+            [
+                _f("trajectory_id", pa.string(), False),
+                _f("task_id", pa.string(), False),
+                _f("sample_index", pa.int32(), False),
+                _f("success", pa.bool_()),
+                _f("score", pa.float64()),
+                _f("env_failure", pa.bool_()),
+                _f("n_steps", pa.int32()),
+                _f("criteria_json", pa.string()),
+                _f("teacher_model", pa.string()),
+                _f("harness_json", pa.string()),
+                _f("prompt_hash", pa.string()),
+                _f("seed", pa.int64()),
+                _f("wall_s", pa.float64()),
+                _f("input_tokens", pa.int64()),
+                _f("output_tokens", pa.int64()),
+                _f("error", pa.string()),
+            ],
+            ("trajectory_id", "task_id", "sample_index", "success", "score", "env_failure", "n_steps"),
+        ),
+        _spec(
+            "steps",
+            "One step of a trajectory: what the policy saw, thought and did",
+            ("trajectory_id", "step_index"),
+            [
+                _f("trajectory_id", pa.string(), False),
+                _f("step_index", pa.int32(), False),
+                _f("image_sha256", pa.string()),
+                _f("image_width", pa.int32()),
+                _f("image_height", pa.int32()),
+                _f("thought", pa.string()),
+                _f("raw_output", pa.string()),
+                _f("action", ACTION_TYPE),
+                _f("action_pixels_json", pa.string()),
+                _f("feedback", pa.string()),
+                _f("error", pa.string()),
+                _f("latency_s", pa.float64()),
+                _f("input_tokens", pa.int64()),
+                _f("output_tokens", pa.int64()),
+            ],
+            ("trajectory_id", "step_index", "image_sha256", "thought", "action"),
+        ),
+        _spec(
+            "images",
+            "Screenshots, content-addressed: an identical frame is stored once",
+            ("sha256",),
+            [
+                _f("sha256", pa.string(), False),
+                _f("data", pa.binary(), False),
+                _f("width", pa.int32()),
+                _f("height", pa.int32()),
+                _f("format", pa.string()),
+            ],
+            ("sha256", "data", "width", "height", "format"),
+        ),
+        _spec(
+            "blobs",
+            "Files (office documents, archives), content-addressed",
+            ("sha256",),
+            [
+                _f("sha256", pa.string(), False),
+                _f("data", pa.binary(), False),
+                _f("size", pa.int64()),
+                _f("media_type", pa.string()),
+                _f("name", pa.string()),
+            ],
+            ("sha256", "data"),
+        ),
+        _spec(
+            "judgments",
+            "A judge's verdict on a trajectory, with agreement against the code verifier",
+            ("trajectory_id", "judge"),
+            [
+                _f("trajectory_id", pa.string(), False),
+                _f("task_id", pa.string()),
+                _f("judge", pa.string(), False),
+                _f("judge_model", pa.string()),
+                _f("prompt_hash", pa.string()),
+                _f("success", pa.bool_()),
+                _f("score", pa.float64()),
+                _f("verifier_success", pa.bool_()),
+                _f("agrees", pa.bool_()),
+                _f("rationale", pa.string()),
+            ],
+            ("trajectory_id", "judge", "success"),
+        ),
+        _spec(
+            "rl_tasks",
+            "Tasks selected for RL: success rate near 0.5, mixed outcomes, domain quotas",
+            ("task_id",),
+            [
+                _f("task_id", pa.string(), False),
+                _f("domain", pa.string()),
+                _f("n_samples", pa.int32()),
+                _f("success_rate", pa.float64()),
+                _f("selected_reason", pa.string()),
+            ],
+            ("task_id", "success_rate"),
+        ),
+        _spec(
+            "relabels",
+            "Relabeled thoughts, with the thought/action consistency verdict",
+            ("trajectory_id", "step_index"),
+            [
+                _f("trajectory_id", pa.string(), False),
+                _f("step_index", pa.int32(), False),
+                _f("thought", pa.string()),
+                _f("original_thought", pa.string()),
+                _f("consistent", pa.bool_()),
+                _f("relabeler_model", pa.string()),
+                _f("prompt_hash", pa.string()),
+            ],
+            ("trajectory_id", "step_index", "thought", "consistent"),
+        ),
+        _spec(
+            "diagnoses",
+            "Why a task failed, and what resynthesis it proposes",
+            ("task_id",),
+            [
+                _f("task_id", pa.string(), False),
+                _f("failure_mode", pa.string()),
+                _f("analysis", pa.string()),
+                _f("proposal_json", pa.string()),
+                _f("diagnoser_model", pa.string()),
+                _f("round", pa.int32()),
+            ],
+            ("task_id", "failure_mode"),
+        ),
+        _spec(
+            "exports",
+            "Datasets exported from a run",
+            ("export_id",),
+            [
+                _f("export_id", pa.string(), False),
+                _f("kind", pa.string()),
+                _f("path", pa.string()),
+                _f("n_rows", pa.int64()),
+                _f("format", pa.string()),
+            ],
+            ("export_id", "kind", "n_rows"),
+        ),
+    ]
+}
+
+
+def table_spec(name: str) -> TableSpec:
+    try:
+        return TABLES[name]
+    except KeyError:
+        raise KeyError(f"unknown lake table {name!r}; known tables: {', '.join(TABLES)}") from None
+
+
+def hf_features(name: str):
+    """Hugging Face ``datasets.Features`` for a table, derived from its Arrow schema."""
+    from datasets import Features
+
+    return Features.from_arrow_schema(table_spec(name).schema)

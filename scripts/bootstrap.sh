@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Prepare a fresh Debian machine: the apt packages guiforge's environments need, and the
+# project venv (.venv) with guiforge installed editable. Idempotent and quick when done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(chromium xvfb xdotool libreoffice-calc libreoffice-impress libreoffice-writer
+              poppler-utils bubblewrap tesseract-ocr fonts-dejavu-core)
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  echo "bootstrap: installing apt packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+PYTHON=${PYTHON:-python3}
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+  echo "bootstrap: guiforge needs Python 3.11+ (found $("$PYTHON" --version 2>&1)); set PYTHON=..." >&2
+  exit 1
+fi
+stamp=.venv/.guiforge-installed
+want=$(sha256sum pyproject.toml | cut -c1-16)
+if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "bootstrap: creating .venv and installing guiforge (about a minute)"
+  [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+  .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v "^WARNING: Location" || true
+  .venv/bin/python -m pip install -q -e ".[test]" 2>&1 | grep -vE "^WARNING: Location|^\s*$" || true
+  .venv/bin/python -c "import guiforge, prefect, playwright, duckdb" 
+  echo "$want" > "$stamp"
+fi

@@ -1,0 +1,110 @@
+"""`guiforge run` on Prefect is SIGKILLed mid-stage; the rerun ends with exactly the rows
+of an uninterrupted run, and the temporary Prefect server died with its parent."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from guiforge.config import build_pipeline
+from guiforge.lake import Lake
+from guiforge.orchestration.runner import run_pipeline
+from guiforge.paths import PROJECT_ROOT
+
+pytestmark = pytest.mark.slow
+
+CONFIG = {
+    "name": "killme", "seed": 5, "workers": 2,
+    "models": {"world_builder": {"provider": "offline"}},
+    "stages": {"personas": {"count": 240, "shard_size": 8}, "worlds": {"per_persona": 1}},
+}
+SHARDS = 30  # per stage
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> dict[str, list]:
+    """An uninterrupted run of the same config (engine without Prefect: same shards)."""
+    lake = tmp_path_factory.mktemp("reference") / "lake"
+    run_pipeline(build_pipeline(CONFIG, "ref.yaml", lake=str(lake)), executor="local")
+    return table_rows(Lake(lake))
+
+
+def table_rows(lake: Lake) -> dict[str, list]:
+    out = {}
+    for table, key in (("personas", "persona_id"), ("worlds", "world_id"), ("exclusions", "subject_id")):
+        out[table] = sorted(lake.read_table(table).to_pylist(), key=lambda r: r[key])
+    return out
+
+
+def children(pid: int) -> list[int]:
+    kids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    kids.append(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                pass
+    return kids
+
+
+def alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def guiforge(config: Path, lake: Path, env: dict) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "guiforge.cli", "run", str(config), "--lake", str(lake)],
+                            cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+@pytest.mark.parametrize("stage", ["personas", "worlds"])
+def test_sigkill_mid_stage_then_rerun(tmp_path, reference, stage):
+    config = tmp_path / "killme.yaml"
+    config.write_text(yaml.safe_dump(CONFIG))
+    lake_dir = tmp_path / "lake"
+    env = {**os.environ, "PREFECT_HOME": str(tmp_path.parent / "prefect-home")}
+    run_id = build_pipeline(CONFIG, "x").run_id
+    manifests = lake_dir / "_manifest" / f"run={run_id}" / stage
+
+    proc = guiforge(config, lake_dir, env)
+    server_pids: list[int] = []
+    deadline = time.monotonic() + 240
+    while True:
+        done = len(list(manifests.glob("*.json"))) if manifests.exists() else 0
+        server_pids = server_pids or [c for c in children(proc.pid)
+                                      if b"uvicorn" in Path(f"/proc/{c}/cmdline").read_bytes()]
+        if 2 <= done < SHARDS:
+            break
+        assert proc.poll() is None, proc.stdout.read().decode()[-2000:]
+        assert time.monotonic() < deadline, "the stage never started"
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert server_pids, "guiforge did not start its own Prefect server"
+    for _ in range(100):  # the kernel stops the server when its parent dies (PDEATHSIG)
+        if not any(alive(p) for p in server_pids):
+            break
+        time.sleep(0.05)
+    assert not any(alive(p) for p in server_pids), "orphaned Prefect server"
+
+    partial = table_rows(Lake(lake_dir))
+    assert len(partial[stage]) < len(reference[stage])
+
+    rerun = guiforge(config, lake_dir, env)
+    output = rerun.communicate(timeout=600)[0].decode()
+    assert rerun.returncode == 0, output[-3000:]
+    assert "already committed" in output
+    assert table_rows(Lake(lake_dir)) == reference
+    leftovers = [p for p in lake_dir.rglob("*") if ".tmp-" in p.name]
+    assert leftovers == []
