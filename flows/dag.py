@@ -66,3 +66,13 @@ def pipeline_flow(pipeline: dict[str, Any], run_name: str = "run") -> list[dict]
     workers = ctx.pipeline.config.workers
     return [stage_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=workers))(pipeline, s.name)
             for s in ctx.pipeline.stages]
+
+
+@flow(name="guiforge-deployment", persist_result=False)
+def run_config(config: str = "pipeline.yaml", lake: str | None = None, run_id: str | None = None) -> list[dict]:
+    """Entry point for Prefect deployments (prefect.yaml): load, validate and run a
+    pipeline file, exactly as `guiforge run CONFIG` does."""
+    from guiforge.config import load_pipeline
+
+    pipeline = load_pipeline(config, lake=lake, run_id=run_id)
+    return pipeline_flow(pipeline.to_dict(), run_name=pipeline.run_id)

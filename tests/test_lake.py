@@ -7,7 +7,6 @@ import uuid
 
 import pyarrow.parquet as pq
 import pytest
-from guiforge.schemas import SCHEMA_VERSION, TABLES, hf_features
 from PIL import Image
 
 from guiforge.lake import (
@@ -19,27 +18,11 @@ from guiforge.lake import (
     commit_shard,
     to_arrow,
 )
+from guiforge.schemas import SCHEMA_VERSION, TABLES, hf_features
 
 
 def persona(i: int) -> dict:
     return {"persona_id": f"per_{i}", "name": f"Person {i}", "traits": ["calm"], "goals": ["ship"], "age": 30 + i}
-
-
-@pytest.fixture(scope="module")
-def s3_uri():
-    moto = pytest.importorskip("moto.server")
-    pytest.importorskip("s3fs")
-    server = moto.ThreadedMotoServer(ip_address="127.0.0.1", port=0)
-    server.start()
-    host, port = server.get_host_and_port()
-    endpoint = f"http://{host}:{port}"
-    import boto3
-
-    boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="test",
-                 aws_secret_access_key="test").create_bucket(Bucket="lake-bucket")
-    yield "s3://lake-bucket/lake", {"key": "test", "secret": "test",
-                                    "client_kwargs": {"endpoint_url": endpoint, "region_name": "us-east-1"}}
-    server.stop()
 
 
 @pytest.fixture(params=["local", "memory", "s3"])

@@ -1,0 +1,149 @@
+"""coding_tool: real Python in bubblewrap -- no network, only the workspace writable,
+rlimits, and a deadline that kills the whole process tree."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+from tools_helpers import ok, run
+
+from guiforge.envs.tools import ToolContext
+
+
+def test_runs_python_over_the_workspace(ctx: ToolContext):
+    (ctx.workspace / "data.csv").write_text("region,amount\nNorth,10\nSouth,5\nNorth,2.5\n")
+    code = (
+        "import pandas as pd, os\n"
+        "df = pd.read_csv('data.csv')\n"
+        "total = df.groupby('region').amount.sum()\n"
+        "total.to_csv('totals.csv')\n"
+        "print(total['North'], os.getcwd())\n"
+    )
+    r = ok(ctx, "coding_tool", code=code)
+    assert r["exit_code"] == 0 and r["stdout"] == "12.5 /workspace\n" and not r["timed_out"]
+    assert r["files_changed"] == ["totals.csv"]
+    assert (ctx.workspace / "totals.csv").read_text().splitlines()[1:] == ["North,12.5", "South,5.0"]
+
+
+def test_errors_come_back_as_exit_code_and_stderr(ctx: ToolContext):
+    r = ok(ctx, "coding_tool", code="print('before')\nraise ValueError('boom')\n")
+    assert r["exit_code"] == 1 and r["stdout"] == "before\n"
+    assert "ValueError: boom" in r["stderr"]
+
+
+def test_no_network_not_even_the_hosts_loopback(ctx: ToolContext):
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    server.settimeout(0.2)
+    port = server.getsockname()[1]
+    accepted: list[object] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                accepted.append(server.accept())
+            except OSError:
+                continue
+
+    t = threading.Thread(target=accept, daemon=True)
+    t.start()
+    code = (
+        "import socket\n"
+        f"for host in [('127.0.0.1', {port}), ('1.1.1.1', 53), ('pypi.org', 443)]:\n"
+        "    try:\n"
+        "        socket.create_connection(host, timeout=2)\n"
+        "        print('CONNECTED', host)\n"
+        "    except OSError as e:\n"
+        "        print('blocked', type(e).__name__)\n"
+    )
+    r = ok(ctx, "coding_tool", code=code)
+    stop.set()
+    t.join()
+    server.close()
+    assert "CONNECTED" not in r["stdout"] and r["stdout"].count("blocked") == 3, r
+    assert accepted == []
+
+
+def test_only_the_workspace_is_writable(ctx: ToolContext, tmp_path: Path):
+    outside = tmp_path / "outside.txt"
+    marker = f"/tmp/guiforge-test-{uuid.uuid4().hex}"
+    venv_file = Path(sys.prefix) / f"pwned-{uuid.uuid4().hex}"
+    code = (
+        "import os\n"
+        f"for path in [{str(outside)!r}, {str(venv_file)!r}, '/etc/pwned', '/usr/pwned', '/pwned']:\n"
+        "    try:\n"
+        "        open(path, 'w').write('x')\n"
+        "        print('WROTE', path)\n"
+        "    except OSError as e:\n"
+        "        print('refused', e.errno)\n"
+        f"open({marker!r}, 'w').write('private tmp')\n"
+        "open('inside.txt', 'w').write('ok')\n"
+        "print(sorted(os.listdir('/')))\n"
+        "print(len([p for p in os.listdir('/proc') if p.isdigit()]))\n"
+    )
+    r = ok(ctx, "coding_tool", code=code)
+    assert r["exit_code"] == 0, r["stderr"]
+    lines = r["stdout"].splitlines()
+    assert "WROTE" not in r["stdout"] and sum(x.startswith("refused") for x in lines) == 5
+    assert not outside.exists() and not venv_file.exists() and not Path(marker).exists()
+    assert (ctx.workspace / "inside.txt").read_text() == "ok"
+    assert "home" not in lines[-2]  # the host's /home, /var, /root content are not mounted
+    assert int(lines[-1]) <= 3  # its own PID namespace: host processes are invisible
+
+
+def _processes_with(marker: str) -> list[int]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if marker in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"):
+                found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+def test_deadline_kills_the_program_and_its_children(ctx: ToolContext):
+    marker = f"{300 + uuid.uuid4().int % 1000}.{uuid.uuid4().int % 10_000}"
+    code = (
+        "import subprocess\n"
+        f"subprocess.Popen(['sleep', '{marker}'])\n"
+        "print('spawned', flush=True)\n"
+        "while True:\n"
+        "    pass\n"
+    )
+    needle = f"sleep\x00{marker}"
+    result: list[dict] = []
+    started = time.monotonic()
+    runner = threading.Thread(target=lambda: result.append(ok(ctx, "coding_tool", code=code, timeout_s=2)))
+    runner.start()
+    seen = False
+    while runner.is_alive() and not seen:
+        seen = bool(_processes_with(needle))
+        time.sleep(0.05)
+    runner.join()
+    assert seen, "the sandboxed child never showed up: this test would prove nothing"
+    r = result[0]
+    assert r["timed_out"] is True and r["exit_code"] is None and r["stdout"] == "spawned\n"
+    assert time.monotonic() - started < 6
+    deadline = time.monotonic() + 3
+    while _processes_with(needle) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_with(needle) == []
+
+
+def test_memory_limit(ctx: ToolContext):
+    r = ok(ctx, "coding_tool", code="b = bytearray(6 * 1024**3)\nprint('allocated')\n")
+    assert r["exit_code"] == 1 and "MemoryError" in r["stderr"] and "allocated" not in r["stdout"]
+
+
+def test_timeout_argument_is_validated(ctx: ToolContext):
+    r = run(ctx, "coding_tool", code="print(1)", timeout_s=600)
+    assert not r.ok and "timeout_s" in r.error
