@@ -70,12 +70,12 @@ class Pipeline:
                 return s
         raise KeyError(name)
 
-    def producers(self) -> dict[str, str]:
-        """table -> the stage that writes it (exclusions: many stages)."""
-        out: dict[str, str] = {}
+    def producers(self) -> dict[str, list[str]]:
+        """table -> the stages that write it, in run order (exclusions: many stages)."""
+        out: dict[str, list[str]] = {}
         for s in self.stages:
             for t in s.outputs():
-                out.setdefault(t, s.name)
+                out.setdefault(t, []).append(s.name)
         return out
 
     def to_dict(self) -> dict[str, Any]:

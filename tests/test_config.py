@@ -87,4 +87,4 @@ def test_stage_order_follows_tables_not_file_order():
 def test_stage_kind_can_be_reused_under_another_name():
     data = {"name": "demo", "stages": {"people": {"uses": "personas", "count": 2}, "worlds": {}}}
     pipeline = build_pipeline(data, "x.yaml")
-    assert pipeline.producers()["personas"] == "people"
+    assert pipeline.producers()["personas"] == ["people"]

@@ -39,15 +39,17 @@ class RunContext:
     def seed(self) -> int:
         return self.pipeline.config.seed
 
-    def input_shards(self, table: str) -> list[InputShard]:
-        """The committed, non-empty shards of ``table`` in this run, from the manifest of
-        the stage that produces it, in a stable order."""
-        producer = self.pipeline.producers()[table]
+    def input_shards(self, table: str, reader: str | None = None) -> list[InputShard]:
+        """The committed, non-empty shards of ``table`` in this run, from the manifests of
+        the stages that produce it (but ``reader`` itself), in a stable order."""
         out = []
-        for entry in self.lake.manifest_entries(self.run_id, producer):
-            written = entry["outputs"].get(table) or {}
-            if written.get("rows"):
-                out.append(InputShard(table, entry["fingerprint"], written["path"], written["rows"]))
+        for producer in self.pipeline.producers()[table]:
+            if producer == reader:
+                continue
+            for entry in self.lake.manifest_entries(self.run_id, producer):
+                written = entry["outputs"].get(table) or {}
+                if written.get("rows"):
+                    out.append(InputShard(table, entry["fingerprint"], written["path"], written["rows"]))
         return sorted(out, key=lambda s: s.path)
 
     def read(self, shard: InputShard) -> pa.Table:

@@ -155,3 +155,26 @@ def docx_contains(state: FinalState, path: str, text: str | list[str]) -> bool:
 @check("terminal_output_contains")
 def terminal_output_contains(state: FinalState, text: str) -> bool:
     return any(normalize(text) in normalize(r.get("output", "")) for r in state.terminal)
+
+
+@check("state_mentions_number")
+def state_mentions_number(state: FinalState, path: str, value: float) -> bool:
+    """Some text at ``path`` quotes ``value`` in any usual format (1234.5, 1,234.50, 1.234,50 €)."""
+    from guiforge.worlds.formats import find_number
+
+    return any(find_number(str(v), float(value)) for v in select(state.apps, path))
+
+
+@check("file_mentions_number")
+def file_mentions_number(state: FinalState, path: str, value: float) -> bool:
+    from guiforge.worlds.formats import find_number
+
+    f = _workspace_file(state, path)
+    return f.is_file() and find_number(f.read_text(errors="replace"), float(value))
+
+
+@check("answer_mentions_number")
+def answer_mentions_number(state: FinalState, value: float) -> bool:
+    from guiforge.worlds.formats import find_number
+
+    return state.answer is not None and find_number(state.answer, float(value))

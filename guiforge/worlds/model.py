@@ -1,0 +1,204 @@
+"""Typed personas and worlds. A world is everything the apps and files of its tasks will
+hold: people, events, facts, emails with attachments, documents, chats, notes, payments.
+
+The same models validate the offline template builder's output and an LLM builder's JSON.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Id = Annotated[str, Field(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9_.:-]+$")]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Persona(Strict):
+    persona_id: Id
+    name: str = Field(min_length=1)
+    locale: str
+    age: int = Field(ge=16, le=100)
+    occupation: str
+    employer: str
+    city: str
+    country: str
+    email: str = Field(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+    phone: str
+    traits: list[str] = Field(min_length=1)
+    goals: list[str] = Field(min_length=1)
+
+
+class Contact(Strict):
+    contact_id: Id
+    name: str = Field(min_length=1)
+    email: str = Field(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+    phone: str
+    role: str = Field(description="the part they play in this world, e.g. manager, landlord")
+    organization: str = ""
+    relation: str = Field(default="", description="relation to the persona: colleague, family, vendor, ...")
+
+
+class Event(Strict):
+    event_id: Id
+    title: str
+    start: datetime
+    end: datetime
+    location: str = ""
+    attendees: list[Id] = Field(default_factory=list, description="contact_ids")
+    description: str = ""
+
+
+class Fact(Strict):
+    """A named value tasks and verifiers rely on. ``source`` points at where the value is
+    computed (``doc:<document_id>.total``) so that the consistency check can recompute it."""
+
+    key: Id
+    value: str | float | int
+    kind: Literal["money", "number", "date", "text"] = "text"
+    unit: str = ""
+    description: str = ""
+    source: str = ""
+
+
+class LineItem(Strict):
+    description: str
+    quantity: float = Field(gt=0)
+    unit_price: float
+    amount: float
+
+
+class Sheet(Strict):
+    name: str = Field(min_length=1, max_length=31)
+    columns: list[str] = Field(min_length=1)
+    rows: list[list[str | float | int | None]] = Field(default_factory=list)
+    total_column: str | None = Field(
+        default=None, description="if set, the last row is a total of this column over the rows above"
+    )
+
+
+class Slide(Strict):
+    title: str
+    bullets: list[str] = Field(default_factory=list)
+    notes: str = ""
+
+
+class Document(Strict):
+    document_id: Id
+    kind: Literal["invoice", "spreadsheet", "slides", "text", "receipt", "itinerary", "form"]
+    title: str
+    filename: str = Field(pattern=r"^[A-Za-z0-9_. -]+\.[a-z0-9]+$")
+    author: str = Field(default="", description="contact_id or 'me'")
+    currency: str = ""
+    line_items: list[LineItem] = Field(default_factory=list)
+    tax_rate: float = Field(default=0.0, ge=0, le=1)
+    total: float | None = None
+    sheets: list[Sheet] = Field(default_factory=list)
+    slides: list[Slide] = Field(default_factory=list)
+    paragraphs: list[str] = Field(default_factory=list)
+    fields: dict[str, str] = Field(default_factory=dict)
+
+
+class Email(Strict):
+    email_id: Id
+    folder: Literal["inbox", "sent", "drafts", "archive"] = "inbox"
+    sender: str = Field(description="an email address of a contact or of the persona")
+    to: list[str] = Field(min_length=1)
+    cc: list[str] = Field(default_factory=list)
+    subject: str
+    body: str
+    sent_at: datetime
+    attachments: list[Id] = Field(default_factory=list, description="document_ids")
+    read: bool = False
+    cites: list[Id] = Field(default_factory=list, description="fact keys quoted in the body")
+
+
+class ChatMessage(Strict):
+    sender: str = Field(description="contact_id or 'me'")
+    text: str
+    sent_at: datetime
+    cites: list[Id] = Field(default_factory=list)
+
+
+class Chat(Strict):
+    chat_id: Id
+    title: str
+    participants: list[Id] = Field(min_length=1, description="contact_ids")
+    messages: list[ChatMessage] = Field(default_factory=list)
+
+
+class Note(Strict):
+    note_id: Id
+    title: str
+    body: str
+    cites: list[Id] = Field(default_factory=list)
+
+
+class Transaction(Strict):
+    transaction_id: Id
+    booked_on: date
+    payee: str
+    amount: float = Field(description="negative for money out")
+    category: str = ""
+    memo: str = ""
+
+
+class World(Strict):
+    world_id: Id
+    persona_id: Id
+    scenario: Id
+    title: str
+    summary: str = ""
+    base_date: date = Field(description="the world's 'today'")
+    currency: str = Field(min_length=3, max_length=3)
+    me: Persona
+    contacts: list[Contact] = Field(default_factory=list)
+    events: list[Event] = Field(default_factory=list)
+    facts: list[Fact] = Field(default_factory=list)
+    documents: list[Document] = Field(default_factory=list)
+    emails: list[Email] = Field(default_factory=list)
+    chats: list[Chat] = Field(default_factory=list)
+    notes: list[Note] = Field(default_factory=list)
+    transactions: list[Transaction] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> World:
+        for label, ids in [
+            ("contacts", [c.contact_id for c in self.contacts]),
+            ("events", [e.event_id for e in self.events]),
+            ("facts", [f.key for f in self.facts]),
+            ("documents", [d.document_id for d in self.documents]),
+            ("emails", [e.email_id for e in self.emails]),
+            ("chats", [c.chat_id for c in self.chats]),
+            ("notes", [n.note_id for n in self.notes]),
+            ("transactions", [t.transaction_id for t in self.transactions]),
+        ]:
+            seen: set[str] = set()
+            for i in ids:
+                if i in seen:
+                    raise ValueError(f"{label}: duplicate id {i!r}")
+                seen.add(i)
+        return self
+
+    # -- look-ups used by preparers, apps and verifiers ---------------------------------
+    def fact(self, key: str) -> Fact:
+        for f in self.facts:
+            if f.key == key:
+                return f
+        raise KeyError(f"world {self.world_id} has no fact {key!r}")
+
+    def document(self, document_id: str) -> Document:
+        for d in self.documents:
+            if d.document_id == document_id:
+                return d
+        raise KeyError(f"world {self.world_id} has no document {document_id!r}")
+
+    def contact(self, contact_id: str) -> Contact:
+        for c in self.contacts:
+            if c.contact_id == contact_id:
+                return c
+        raise KeyError(f"world {self.world_id} has no contact {contact_id!r}")
