@@ -1,0 +1,120 @@
+"""One Chromium per environment: launch with the isolation flags, one context and one page
+that live as long as the environment, and a hard kill that needs no Playwright call (the
+manager uses it when the actor thread is stuck inside Playwright)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    CDPSession,
+    Page,
+    Playwright,
+    sync_playwright,
+)
+
+from guiforge.envs.web.routing import Router
+
+CHROMIUM = os.environ.get("GUIFORGE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
+)
+
+
+@dataclass
+class BrowserSession:
+    playwright: Playwright
+    browser: Browser
+    context: BrowserContext
+    page: Page
+    cdp: CDPSession
+    router: Router
+    pids: list[int] = field(default_factory=list)  # the browser process (its own group)
+    driver_pid: int | None = None  # Playwright's node driver that launched it
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.browser.close()
+        with contextlib.suppress(Exception):
+            self.playwright.stop()
+
+    def kill(self) -> None:
+        """SIGKILL the browser's process group; touches no Playwright object."""
+        for pid in self.pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        if self.driver_pid is not None:  # unblocks any thread waiting on Playwright
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(self.driver_pid, signal.SIGKILL)
+
+    def alive(self) -> bool:
+        return bool(self.pids) and all(_running(pid) for pid in self.pids)
+
+
+def _running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")  # zombies are dead
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _is_driver(pid: int | None) -> bool:
+    if not pid or pid == os.getpid():
+        return False
+    try:
+        return "node" in Path(f"/proc/{pid}/comm").read_text()
+    except OSError:
+        return False
+
+
+def launch(context_options: Callable[[Playwright], dict[str, Any]]) -> BrowserSession:
+    """Start Playwright and Chromium; ``context_options`` gets Playwright (for its device
+    descriptors) and returns the options of the one context."""
+    if not Path(CHROMIUM).exists():
+        raise RuntimeError(f"Chromium not found at {CHROMIUM}; apt-get install chromium or set GUIFORGE_CHROMIUM")
+    pw = sync_playwright().start()
+    try:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_ARGS), headless=True)
+        info = browser.new_browser_cdp_session().send("SystemInfo.getProcessInfo")
+        pids = [p["id"] for p in info["processInfo"] if p["type"] == "browser"]
+        context = browser.new_context(
+            service_workers="block", accept_downloads=False, locale="en-US", timezone_id="UTC",
+            **context_options(pw),
+        )
+        router = Router()
+        router.install(context)
+        page = context.new_page()
+        page.on("dialog", lambda d: d.dismiss())  # the apps never open native dialogs
+        cdp = context.new_cdp_session(page)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            pw.stop()
+        raise
+    parent = _parent(pids[0]) if pids else None
+    return BrowserSession(pw, browser, context, page, cdp, router, pids, parent if _is_driver(parent) else None)

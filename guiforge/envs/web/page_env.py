@@ -1,0 +1,260 @@
+"""What the web and mobile adapters share: one long-lived page, state swapped in on reset,
+screenshots, element geometry for ``Observation.debug``, and the final app state.
+
+``reset`` never creates a context: it loads the task's state into the running page
+(``window.guiforge.loadState``), clears storage and cookies, drops the back history and
+focus, so a reset costs one evaluate plus one screenshot.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from typing import Any
+
+from playwright.sync_api import Playwright
+
+from guiforge.envs.actions import Action, to_grid, to_pixels
+from guiforge.envs.apps import APP_NAMES, app_info
+from guiforge.envs.base import Environment, EnvSpec, FinalState, Observation, StepResult, TaskSpec
+from guiforge.envs.web.browser import BrowserSession, launch
+from guiforge.envs.web.routing import APP_ORIGIN
+
+
+class ActionError(Exception):
+    """The agent's action could not be carried out (not an environment fault)."""
+
+
+# The state travels as one JSON string: Playwright's structured argument serialisation of a
+# 35 KB object costs ~60 ms, a string ~1 ms.
+_LOAD = ("(text) => { if (!window.guiforge) return null; const s = JSON.parse(text);"
+         " return window.guiforge.loadState(s.apps, s.system, s.start, true); }")
+_INSPECT = "() => window.guiforge ? {elements: guiforge.elements(), focus: guiforge.focusInfo(), path: guiforge.path()} : null"
+_HIT = "([x, y]) => window.guiforge ? guiforge.hit(x, y) : null"
+_SETTLE = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
+
+
+class PageEnv(Environment):
+    """Base of :class:`WebEnv` and :class:`MobileEnv`; subclasses define the context
+    options and the action executors."""
+
+    def __init__(self, spec: EnvSpec, image_format: str = "png", jpeg_quality: int = 80,
+                 screenshot_scale: str = "device"):
+        super().__init__(spec)
+        if image_format not in ("png", "jpeg"):
+            raise ValueError(f"image_format must be png or jpeg, not {image_format!r}")
+        if screenshot_scale not in ("device", "css"):
+            raise ValueError(f"screenshot_scale must be device or css, not {screenshot_scale!r}")
+        self.image_format = image_format
+        self.jpeg_quality = jpeg_quality
+        self.screenshot_scale = screenshot_scale
+        self.session: BrowserSession | None = None
+        self.task: TaskSpec | None = None
+        self.css_size = (0, 0)
+        self.scale = 1.0  # screenshot pixels per CSS pixel
+        self.dpr = 1.0
+        self._seed_cache: tuple[int, str] | None = None  # (id of the setup dict, its JSON)
+
+    # -- subclass hooks ----------------------------------------------------------------
+    def context_options(self, pw: Playwright) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def default_start(self, task: TaskSpec) -> str:
+        raise NotImplementedError
+
+    def execute(self, action: Action) -> str:
+        """Carry out one (non-final) action; return feedback or raise ActionError."""
+        raise NotImplementedError
+
+    # -- lifecycle ---------------------------------------------------------------------
+    @property
+    def s(self) -> BrowserSession:
+        if self.session is None:
+            raise RuntimeError("environment not started; call start() first")
+        return self.session
+
+    def start(self) -> None:
+        self.session = launch(self.context_options)
+        self.s.page.goto(APP_ORIGIN + "/", wait_until="load")
+        vw, vh, dpr = self.s.page.evaluate("() => [innerWidth, innerHeight, devicePixelRatio]")
+        self.css_size = (vw, vh)
+        self.dpr = float(dpr)
+        self.scale = self.dpr if self.screenshot_scale == "device" else 1.0
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.close()
+            self.session = None
+
+    def kill(self) -> None:
+        if self.session is not None:
+            self.session.kill()
+
+    def healthy(self) -> bool:
+        s = self.session
+        if s is None or not s.alive() or not s.browser.is_connected() or s.page.is_closed():
+            return False
+        try:
+            return s.page.evaluate("() => !!window.guiforge") is True
+        except Exception:
+            return False
+
+    # -- episode -----------------------------------------------------------------------
+    def start_route(self, task: TaskSpec) -> str:
+        start = task.setup.get("start")
+        if not start:
+            return self.default_start(task)
+        if start in APP_NAMES:
+            return app_info(start).home
+        if not str(start).startswith("/"):
+            raise ValueError(f"task {task.task_id}: setup.start must be an app name or a path like /mail/inbox, not {start!r}")
+        return str(start)
+
+    def reset(self, task: TaskSpec) -> Observation:
+        apps = task.setup.get("apps", {})
+        unknown = sorted(set(apps) - set(APP_NAMES)) + sorted(set(task.apps) - set(APP_NAMES))
+        if unknown:
+            raise ValueError(f"task {task.task_id}: unknown web apps {unknown}; known: {', '.join(APP_NAMES)}")
+        system = dict(task.setup.get("system", {}))
+        start = self.start_route(task)
+        page = self.s.page
+        self.task, self.answer, self.status = task, None, None
+        seed = self._seed_json(task.setup, apps, system, start)
+        if not page.url.startswith(APP_ORIGIN) or page.evaluate(_LOAD, seed) is None:
+            page.goto(APP_ORIGIN + start, wait_until="load")  # the page left the apps: reload them
+            page.evaluate(_LOAD, seed)
+        # loadState cleared storage and cookies in the page; the back history lives in the browser
+        self.s.cdp.send("Page.resetNavigationHistory")
+        self.after_reset()
+        return self.observe()
+
+    def _seed_json(self, setup: dict[str, Any], apps: dict, system: dict, start: str) -> str:
+        """The seed as JSON, serialised once per setup object (resets repeat the same task)."""
+        if self._seed_cache is None or self._seed_cache[0] != id(setup):
+            self._seed_cache = (id(setup), json.dumps({"apps": apps, "system": system, "start": start}))
+        return self._seed_cache[1]
+
+    def after_reset(self) -> None:
+        """Subclass hook: clear input-device state (hover, touch) left by the last episode."""
+
+    def observe(self) -> Observation:
+        page = self.s.page
+        shot = self.screenshot()
+        width = round(self.css_size[0] * self.scale)
+        height = round(self.css_size[1] * self.scale)
+        info = page.evaluate(_INSPECT) or {"elements": [], "focus": {}, "path": page.url}
+        elements = []
+        for el in info["elements"]:
+            x, y, w, h = (v * self.scale for v in el["box"])
+            el["box"] = [round(x), round(y), round(w), round(h)]
+            el["grid"] = list(to_grid(x + w / 2, y + h / 2, width, height))
+            elements.append(el)
+        debug = {"elements": elements, "focus": info["focus"], "path": info["path"],
+                 "css_viewport": list(self.css_size), "scale": self.scale}
+        return Observation(screenshot=shot, width=width, height=height, format=self.image_format, debug=debug)
+
+    def screenshot(self) -> bytes:
+        """CSS-pixel frames (every desktop frame, phones at screenshot_scale="css") come from
+        CDP's capture with optimizeForSpeed: lossless and about half of page.screenshot's
+        time. Device-pixel phone frames need a scaled clip, and CDP's clip drops Playwright's
+        DPR emulation, so those go through page.screenshot, which restores it. The caret is
+        hidden by the apps' CSS, so identical screens give identical bytes."""
+        if self.scale != 1.0:
+            opts: dict[str, Any] = {"type": self.image_format, "scale": "device"}
+            if self.image_format == "jpeg":
+                opts["quality"] = self.jpeg_quality
+            return self.s.page.screenshot(**opts)
+        params: dict[str, Any] = {"format": self.image_format, "optimizeForSpeed": True}
+        if self.image_format == "jpeg":
+            params["quality"] = self.jpeg_quality
+        return base64.b64decode(self.s.cdp.send("Page.captureScreenshot", params)["data"])
+
+    def step(self, action: Action) -> StepResult:
+        try:
+            action.check_domain(self.domain)
+        except ValueError as exc:
+            return self._failed(str(exc))
+        if action.type in ("answer", "terminate"):
+            return self.finish(action)
+        try:
+            feedback = self.execute(action)
+        except ActionError as exc:
+            return self._failed(str(exc))
+        obs = self.observe()
+        obs.feedback = feedback
+        return StepResult(obs, feedback=feedback)
+
+    def _failed(self, message: str) -> StepResult:
+        obs = self.observe()
+        obs.feedback = message
+        return StepResult(obs, feedback=message, error=message)
+
+    def final_state(self) -> FinalState:
+        apps = self.s.page.evaluate("() => window.guiforge ? guiforge.getState() : null")
+        if apps is None:
+            raise RuntimeError("the app page is gone; the final state cannot be read")
+        return FinalState(apps=apps, answer=self.answer, status=self.status)
+
+    # -- helpers for executors -----------------------------------------------------------
+    def point(self, gx: int | None, gy: int | None) -> tuple[float, float]:
+        """Grid point -> CSS pixel of the page (via the screenshot's pixel grid)."""
+        if gx is None or gy is None:
+            return (self.css_size[0] / 2, self.css_size[1] / 2)
+        width = round(self.css_size[0] * self.scale)
+        height = round(self.css_size[1] * self.scale)
+        px, py = to_pixels(gx, gy, width, height)
+        return (px / self.scale, py / self.scale)
+
+    def hit(self, x: float, y: float) -> dict[str, Any] | None:
+        return self.s.page.evaluate(_HIT, [x, y])
+
+    def target(self, x: float, y: float) -> str | None:
+        """The label of the interactive element under a CSS point, or None."""
+        hit = self.hit(x, y)
+        if not hit or not hit.get("interactive"):
+            return None
+        return hit.get("label") or hit.get("id") or "an unlabeled control"
+
+    def pointer(self, verb: str, x: float, y: float, do) -> str:
+        """Run a pointer action; report what it hit, or an ActionError when it hit nothing
+        interactive (the action still happened, as it would on a real screen)."""
+        label = self.target(x, y)
+        do()
+        if label is None:
+            raise ActionError(f"{verb} at ({round(x)}, {round(y)}) hit nothing clickable")
+        return f"{verb} “{label}”"
+
+    def type_text(self, text: str) -> str:
+        focus = self.s.page.evaluate("() => window.guiforge ? guiforge.focusInfo() : {editable: false}")
+        if not focus.get("editable"):
+            raise ActionError("nothing editable has focus; tap or click a text field first")
+        keyboard = self.s.page.keyboard
+        for i, chunk in enumerate(text.split("\n")):
+            if i:
+                keyboard.press("Enter")
+            if chunk:
+                keyboard.insert_text(chunk)
+        return f"typed {len(text)} characters into “{focus.get('label') or 'the focused field'}”"
+
+    def open_path(self, path: str) -> str:
+        self.s.page.evaluate("(p) => { history.pushState(null, '', p); dispatchEvent(new PopStateEvent('popstate')); }", path)
+        return f"opened {path}"
+
+    def history_back(self) -> bool:
+        hist = self.s.cdp.send("Page.getNavigationHistory")
+        if hist["currentIndex"] <= 0:
+            return False
+        self.s.page.evaluate(
+            "() => new Promise(r => { addEventListener('popstate', () => requestAnimationFrame(() => r(true)), {once: true});"
+            " history.back(); setTimeout(() => r(false), 1000); })"
+        )
+        return True
+
+    def settle(self) -> None:
+        self.s.page.evaluate(_SETTLE)
+
+    def sleep(self, action: Action) -> str:
+        seconds = min(max(action.amount if action.amount is not None else 1, 0), 5)
+        time.sleep(seconds)
+        return f"waited {seconds}s"

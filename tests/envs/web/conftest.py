@@ -1,0 +1,49 @@
+"""Real Chromium for the web/mobile tests: one EnvManager per test session, with one warm
+web and one warm mobile instance shared by the tests (start-up is the slow part)."""
+
+from __future__ import annotations
+
+import pytest
+
+from guiforge.envs import EnvManager, EnvSpec, default_factories
+from guiforge.envs.web.sample_world import sample_world
+from guiforge.worlds.model import World
+
+WEB = EnvSpec(domain="web")
+MOBILE = EnvSpec(domain="mobile")
+
+
+@pytest.fixture(scope="session")
+def world() -> World:
+    return sample_world()
+
+
+@pytest.fixture(scope="session")
+def manager():
+    with EnvManager(default_factories(), max_instances=2) as mgr:
+        yield mgr
+
+
+@pytest.fixture
+def web(manager):
+    lease = manager.acquire(WEB)
+    yield lease
+    lease.release()
+
+
+@pytest.fixture
+def mobile(manager):
+    lease = manager.acquire(MOBILE)
+    yield lease
+    lease.release()
+
+
+@pytest.fixture(scope="module")
+def direct_web():
+    """A WebEnv driven on the test thread (no manager), for checks that need the page."""
+    from guiforge.envs.web import WebEnv
+
+    env = WebEnv(WEB)
+    env.start()
+    yield env
+    env.close()

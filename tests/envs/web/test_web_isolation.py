@@ -1,0 +1,123 @@
+"""Network isolation with real sockets: a listener on 127.0.0.2 (loopback, but not the
+127.0.0.1/localhost the browser may reach) counts every connection the page attempts by
+fetch, img, iframe, WebSocket, EventSource, beacon, preconnect, dns-prefetch and hostnames.
+A bare Chromium proves the same probes do reach it, so the test can fail."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from guiforge.envs.web.browser import CHROMIUM
+from guiforge.envs.web.routing import APP_ORIGIN
+
+PROBE = """(base) => {
+  const u = (p) => base + p;
+  fetch(u('/fetch')).catch(() => {});
+  fetch(u('/fetch-nocors'), {mode: 'no-cors'}).catch(() => {});
+  const img = new Image(); img.src = u('/img.png'); document.body.appendChild(img);
+  const frame = document.createElement('iframe'); frame.src = u('/frame'); document.body.appendChild(frame);
+  try { new WebSocket(base.replace('http', 'ws') + '/ws'); } catch (e) {}
+  try { new EventSource(u('/events')); } catch (e) {}
+  try { navigator.sendBeacon(u('/beacon'), 'x'); } catch (e) {}
+  for (const rel of ['preconnect', 'dns-prefetch', 'prefetch', 'preload']) {
+    const l = document.createElement('link'); l.rel = rel; l.href = u('/' + rel); l.as = 'fetch'; document.head.appendChild(l);
+  }
+  return true;
+}"""
+
+
+class Listener:
+    def __init__(self, host: str):
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind((host, 0))
+        self.sock.listen(64)
+        self.sock.settimeout(0.2)
+        self.host, self.port = self.sock.getsockname()
+        self.connections = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    def _accept(self) -> None:
+        deadline = time.monotonic() + 120  # bounded even if a test forgets to stop it
+        while not self._stop.is_set() and time.monotonic() < deadline:
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self.connections += 1
+            conn.close()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2)
+        self.sock.close()
+
+
+@pytest.fixture
+def listener():
+    try:
+        lst = Listener("127.0.0.2")
+    except OSError as exc:
+        pytest.skip(f"cannot bind 127.0.0.2 here: {exc}")
+    yield lst
+    lst.close()
+
+
+def _probe(page, bases: list[str]) -> None:
+    for base in bases:
+        page.evaluate(PROBE, base)
+    time.sleep(1.5)  # preconnects and sockets are asynchronous
+
+
+def test_isolated_browser_reaches_nothing(direct_web, listener):
+    page = direct_web.s.page
+    page.goto(APP_ORIGIN + "/", wait_until="load")
+    bases = [f"http://127.0.0.2:{listener.port}", f"http://probe.example:{listener.port}",
+             f"http://127.0.0.2.nip.io:{listener.port}", f"https://127.0.0.2:{listener.port}"]
+    blocked_before = len(direct_web.s.router.blocked)
+    _probe(page, bases)
+    assert listener.connections == 0
+    assert len(direct_web.s.router.blocked) > blocked_before  # the route handler saw and aborted them
+    with pytest.raises(Exception, match="ERR_"):
+        page.goto(f"http://127.0.0.2:{listener.port}/nav", timeout=5000)
+    assert listener.connections == 0
+
+
+def test_isolated_browser_still_reaches_127_0_0_1(direct_web):
+    """The allowed loopback works, so the zero above is isolation, not a broken probe."""
+    local = Listener("127.0.0.1")
+    try:
+        page = direct_web.s.page
+        page.goto(APP_ORIGIN + "/", wait_until="load")
+        page.evaluate("(u) => fetch(u).catch(() => {})", f"http://127.0.0.1:{local.port}/ok")
+        time.sleep(0.8)
+        assert local.connections >= 1
+    finally:
+        local.close()
+
+
+def test_bare_chromium_does_reach_the_listener(listener):
+    """Control: without the flags and routes the same probes connect."""
+
+    def bare() -> None:
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
+            page = browser.new_page()
+            page.set_content("<html><body></body></html>")
+            _probe(page, [f"http://127.0.0.2:{listener.port}"])
+            browser.close()
+
+    with ThreadPoolExecutor(1) as pool:  # the module's direct_web owns this thread's Playwright
+        pool.submit(bare).result()
+    assert listener.connections >= 1

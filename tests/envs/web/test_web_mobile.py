@@ -1,0 +1,89 @@
+"""The mobile domain: launcher, open_app, tap, long press, swipe, type, enter, back, home."""
+
+from __future__ import annotations
+
+from io import BytesIO
+
+from PIL import Image
+from web_env_helpers import Driver, crit, task
+
+from guiforge.envs import Action
+from guiforge.preparers.web_apps import web_setup
+
+
+def test_launcher_open_app_back_home(mobile, world):
+    obs = mobile.reset(task("m-nav", "mobile", ["mail"], web_setup(world), []))
+    d = Driver(mobile, obs)
+    assert d.path == "/" and obs.height > obs.width
+    assert Image.open(BytesIO(obs.screenshot)).size == (obs.width, obs.height) == (1082, 2202)
+    assert {f"open-{a}" for a in ("mail", "calendar", "shop", "chat")} <= d.ids()
+    d.tap(id="open-mail")
+    assert d.path == "/mail"
+    d.tap(id="msg-e-dan")
+    assert d.path == "/mail/inbox/e-dan"
+    d.act(Action(type="back"))
+    assert d.path == "/mail"
+    d.tap(id="open-drawer")
+    assert "folder-archive" in d.ids()
+    assert d.act(Action(type="back")).feedback == "closed the open panel"
+    assert "folder-archive" not in d.ids()
+    d.act(Action(type="back"))
+    assert d.path == "/"  # back from the app's first screen leaves it
+    r = d.act(Action(type="back"), ok=False)
+    assert r.error and "home screen" in r.error and not r.done
+    d.act(Action(type="open_app", app="calendar"))
+    assert d.path == "/calendar"
+    d.act(Action(type="home"))
+    assert d.path == "/"
+    r = d.act(Action(type="open_app", app="photos"), ok=False)
+    assert r.error and "no app named" in r.error
+
+
+def test_swipe_scrolls_and_changes_month(mobile, world):
+    d = Driver(mobile, mobile.reset(task("m-swipe", "mobile", ["shop"], web_setup(world, start="shop"), [])))
+
+    def products() -> dict[str, int]:
+        return {e["id"]: e["box"][1] for e in d.obs.debug["elements"] if (e["id"] or "").startswith("product-")}
+
+    before = products()
+    d.act(Action(type="swipe", x=500, y=800, x2=500, y2=300))
+    after = products()
+    shared = sorted(set(before) & set(after))
+    assert shared, "a half-screen swipe should keep some products on screen"
+    shift = before[shared[0]] - after[shared[0]]
+    finger = 500 * 2202 / 999  # the finger's travel in screenshot pixels
+    assert 0.85 * finger < shift < 1.15 * finger, shift  # content follows the finger, no fling
+    d.act(Action(type="open_app", app="calendar"))
+    assert "day-2024-05-14" in d.ids() and "day-2024-06-14" not in d.ids()
+    d.act(Action(type="swipe", x=850, y=450, x2=150, y2=460))  # right to left: next month
+    assert "day-2024-06-14" in d.ids() and "day-2024-05-14" not in d.ids()
+
+
+def test_long_press_menu_type_enter_and_action_errors(mobile, world):
+    rubric = [crit("archived", "state_contains", path="mail.archive[*].subject", text="June rent reminder"),
+              crit("chat", "state_contains", path="chat.threads[1].messages[-1].text", text="on my way")]
+    t = task("m-chat", "mobile", ["mail", "chat"], web_setup(world, ["mail", "chat"]), rubric)
+    obs = mobile.reset(t)
+    assert not mobile.evaluate().success
+    d = Driver(mobile, obs)
+    r = d.act(Action(type="type", text="hello"), ok=False)
+    assert r.error and "nothing editable has focus" in r.error and not r.done
+    r = d.act(Action(type="click", x=500, y=500), ok=False)
+    assert r.error and "not in the mobile action set" in r.error
+    r = d.act(Action(type="tap", x=500, y=150), ok=False)  # the clock widget: nothing to tap
+    assert r.error and "hit nothing clickable" in r.error
+    d.act(Action(type="open_app", app="mail"))
+    d.click(id="msg-e-tom", kind="long_press")
+    assert "menu-archive" in d.ids()
+    d.tap(id="menu-archive")
+    d.act(Action(type="home"))
+    d.tap(id="open-chat")
+    d.tap(id="thread-ch-family")
+    d.tap(id="chat-input")
+    d.type("On my way")
+    d.act(Action(type="enter"))
+    assert mobile.evaluate().success
+    end = d.act(Action(type="answer", answer="done"), ok=False)
+    assert end.done and end.answer == "done"
+    mobile.reset(t)
+    assert not mobile.evaluate().success

@@ -1,0 +1,141 @@
+"""Reset: the seed comes back exactly and nothing of the last episode leaks (storage,
+cookies, focus, open dialogs and dropdowns, back history); action errors are feedback."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from concurrent.futures import ThreadPoolExecutor
+from io import BytesIO
+
+import pytest
+from PIL import Image
+from web_env_helpers import Driver, task
+
+from guiforge.envs import Action, EnvSpec
+from guiforge.envs.apps import APP_NAMES
+from guiforge.envs.web import WebEnv
+from guiforge.envs.web.sample_world import sample_world
+from guiforge.preparers.web_apps import web_setup
+
+
+@pytest.fixture(scope="module")
+def seeded(direct_web):
+    world = sample_world()
+    return task("reset", "web", ["mail"], web_setup(world), [])
+
+
+def test_reset_restores_seed_exactly(direct_web, seeded):
+    env = direct_web
+    d = Driver(_Local(env), env.reset(seeded))
+    assert env.final_state().apps == seeded.setup["apps"]
+    d.click(id="msg-e-invoice")  # marks it read
+    d.act(Action(type="goto", text="/shop"))
+    d.click(id="filter-cat-travel")
+    first_add = next(i for i in d.ids() if i.startswith("add-SKU-"))
+    d.click(id=first_add)
+    state = env.final_state().apps
+    assert state != seeded.setup["apps"] and state["shop"]["cart"]
+    env.reset(seeded)
+    assert env.final_state().apps == seeded.setup["apps"]
+    # byte-identical, not just equal after parsing
+    assert json.dumps(env.final_state().apps, sort_keys=True) == json.dumps(seeded.setup["apps"], sort_keys=True)
+
+
+def test_unseeded_apps_start_empty(direct_web, seeded):
+    only_mail = task("only-mail", "web", ["mail"], {"apps": {"mail": seeded.setup["apps"]["mail"]}}, [])
+    direct_web.reset(only_mail)
+    apps = direct_web.final_state().apps
+    assert set(apps) == set(APP_NAMES)
+    assert apps["mail"] == seeded.setup["apps"]["mail"] and apps["shop"]["catalog"] == [] and apps["chat"]["threads"] == []
+
+
+def test_nothing_leaks_across_resets(direct_web, seeded):
+    env = direct_web
+    d = Driver(_Local(env), env.reset(seeded))
+    d.click(id="compose")
+    d.click(id="compose-to")
+    d.type("someone@example.com")
+    d.click(id="compose-attach")  # an open dialog
+    page = env.s.page
+    page.evaluate("() => { sessionStorage.setItem('x', '1'); localStorage.setItem('junk', '1'); document.cookie = 'c=1; path=/'; }")
+    d.act(Action(type="goto", text="calendar"))
+    d.act(Action(type="goto", text="bank"))
+    obs = env.reset(seeded)
+    assert page.evaluate("() => [sessionStorage.length, Object.keys(localStorage), document.cookie]") == [0, ["guiforge.state"], ""]
+    assert obs.debug["focus"]["editable"] is False
+    assert obs.debug["path"] == "/mail/inbox"
+    assert "attach-done" not in {e["id"] for e in obs.debug["elements"]}
+    d = Driver(_Local(env), obs)
+    r = d.act(Action(type="back"), ok=False)
+    assert r.error and "no previous page" in r.error  # the last episode's pages are gone
+    r = d.act(Action(type="type", text="x"), ok=False)
+    assert r.error and "nothing editable has focus" in r.error
+    # a dropdown left open is closed by the next reset too
+    d.act(Action(type="goto", text="/bank/transfer"))
+    d.click(id="transfer-to")
+    assert any((i or "").startswith("transfer-to-option-") for i in d.ids())
+    obs = env.reset(seeded)
+    assert not any((e["id"] or "").startswith("transfer-to-option-") for e in obs.debug["elements"])
+
+
+def test_action_errors_do_not_end_the_episode(direct_web, seeded):
+    env = direct_web
+    d = Driver(_Local(env), env.reset(seeded))
+    r = d.act(Action(type="tap", x=10, y=10), ok=False)
+    assert r.error and "not in the web action set" in r.error and not r.done
+    r = d.act(Action(type="click", x=600, y=990), ok=False)  # empty bottom of the inbox pane
+    assert r.error and "hit nothing clickable" in r.error and not r.done
+    r = d.act(Action(type="hotkey", keys=["ctrl", "nosuchkey"]), ok=False)
+    assert r.error and "unknown key" in r.error
+    r = d.act(Action(type="terminate", status="failure"), ok=False)
+    assert r.done and r.status == "failure" and env.final_state().status == "failure"
+    env.reset(seeded)
+    assert env.final_state().status is None and env.final_state().answer is None
+
+
+def test_observation_geometry_matches_the_grid(direct_web, seeded):
+    obs = direct_web.reset(seeded)
+    assert (obs.width, obs.height, obs.format) == (1280, 720, "png") and obs.screenshot[:4] == b"\x89PNG"
+    assert Image.open(BytesIO(obs.screenshot)).size == (1280, 720)
+    assert direct_web.screenshot() == direct_web.screenshot()  # no caret blink: same screen, same bytes
+    compose = next(e for e in obs.debug["elements"] if e["id"] == "compose")
+    x, y, w, h = compose["box"]
+    gx, gy = compose["grid"]
+    assert abs(gx * 1279 / 999 - (x + w / 2)) <= 1 and abs(gy * 719 / 999 - (y + h / 2)) <= 1
+    assert compose["label"] == "Compose"
+
+
+def test_reset_is_fast_and_jpeg_works(seeded):
+    def body() -> tuple[object, list[float]]:
+        env = WebEnv(EnvSpec(domain="web"), image_format="jpeg")
+        env.start()
+        try:
+            env.reset(seeded)
+            times = []
+            for _ in range(10):
+                t0 = time.perf_counter()
+                obs = env.reset(seeded)
+                times.append(time.perf_counter() - t0)
+            return obs, times
+        finally:
+            env.close()
+
+    # Playwright's sync API allows one instance per thread; direct_web holds this one.
+    with ThreadPoolExecutor(1) as pool:
+        obs, times = pool.submit(body).result()
+    assert obs.format == "jpeg" and obs.screenshot[:2] == b"\xff\xd8"
+    # generous: the 0.1 s target is measured by bench/web_env.py; this catches a reset that
+    # recreates contexts or reloads the page (several times slower)
+    assert statistics.median(times) < 0.5, times
+
+
+class _Local:
+    """The Lease interface over an env on this thread (step and evaluate only)."""
+
+    def __init__(self, env):
+        self.env = env
+
+    def step(self, action):
+        return self.env.step(action)
