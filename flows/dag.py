@@ -64,8 +64,11 @@ def stage_flow(pipeline: dict[str, Any], stage_name: str) -> dict:
 def pipeline_flow(pipeline: dict[str, Any], run_name: str = "run") -> list[dict]:
     ctx = context_for(pipeline)
     workers = ctx.pipeline.config.workers
-    return [stage_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=workers))(pipeline, s.name)
-            for s in ctx.pipeline.stages]
+    try:
+        return [stage_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=workers))(pipeline, s.name)
+                for s in ctx.pipeline.stages]
+    finally:
+        ctx.close()  # environment pools and other per-run resources
 
 
 @flow(name="guiforge-deployment", persist_result=False)

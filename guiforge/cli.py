@@ -100,6 +100,49 @@ def stats(
     _print_stats(lake or load_pipeline(None).config.lake, run_id)
 
 
+skills_app = typer.Typer(help="List and check skill cards (skills/<app>/<skill>.yaml).", no_args_is_help=True)
+app.add_typer(skills_app, name="skills")
+
+
+@skills_app.command("list")
+def skills_list() -> None:
+    """Every card: domains, apps, difficulty."""
+    from guiforge.paths import SKILLS_DIR
+    from guiforge.skills.loader import load_cards
+
+    cards = load_cards(SKILLS_DIR)
+    table = Table(title=f"{len(cards)} skill cards")
+    for col in ("skill", "domains", "apps", "difficulty", "feasible"):
+        table.add_column(col)
+    for card in cards.values():
+        table.add_row(card.id, ",".join(card.domains + [f"/{v}" for v in card.variants]), ",".join(card.apps),
+                      card.difficulty, "yes" if card.feasible else "no")
+    out.print(table)
+
+
+@skills_app.command("check")
+def skills_check(
+    ids: Annotated[list[str] | None, typer.Argument(help="card ids or prefixes (mail.*); default: all")] = None,
+    worlds: Annotated[int, typer.Option(help="sample worlds to bind on")] = 12,
+    per_card: Annotated[int, typer.Option(help="instances to gate per card")] = 3,
+    package: Annotated[bool, typer.Option(help="run the package gate in the real environment")] = True,
+) -> None:
+    """Bind cards on sample worlds and run every instance through the gates."""
+    from guiforge.paths import SKILLS_DIR
+    from guiforge.skills.check import check_cards, load_selected, sample_worlds
+
+    cards = load_selected(SKILLS_DIR, ids or [])
+    failures = 0
+    for r in check_cards(cards, sample_worlds(worlds), package=package, max_instances=per_card):
+        ok = r.gate == "pass"
+        failures += not ok
+        where = f"{r.domain}{'/' + r.variant if r.variant else ''}"
+        out.print(f"{'[green]pass[/]' if ok else '[red]' + r.gate + '[/]'} {r.skill_id} {where} {r.task_id} "
+                  f"({r.seconds:.1f}s) {r.reason}", highlight=False)
+    if failures:
+        raise GuiforgeError(f"{failures} instance(s) failed their gates")
+
+
 def _print_stats(lake_uri: str, run_id: str | None) -> None:
     from guiforge.catalog import counts, exclusion_reasons, write_catalog
     from guiforge.lake.store import Lake

@@ -59,6 +59,31 @@ def _f(name: str, typ: pa.DataType, nullable: bool = True) -> pa.Field:
 
 _str_list = pa.list_(pa.string())
 
+TASK_FIELDS = [
+    _f("task_id", pa.string(), False),
+    _f("world_id", pa.string()),
+    _f("skill_id", pa.string()),
+    _f("skill_version", pa.string()),
+    _f("domain", pa.string(), False),
+    _f("variant", pa.string()),
+    _f("apps", _str_list),
+    _f("instruction", pa.string(), False),
+    _f("setup_json", pa.string()),
+    _f("rubric_json", pa.string()),
+    _f("reference_json", pa.string()),
+    _f("answer", pa.string()),
+    _f("binding_json", pa.string()),
+    _f("feasible", pa.bool_()),
+    _f("difficulty", pa.string()),
+    _f("max_steps", pa.int32()),
+    _f("parent_task_id", pa.string()),
+    _f("round", pa.int32()),
+    _f("author_model", pa.string()),
+    _f("prompt_hash", pa.string()),
+    _f("gate_json", pa.string()),
+]
+TASK_CORE = ("task_id", "world_id", "skill_id", "domain", "apps", "instruction", "parent_task_id", "round")
+
 TABLES: dict[str, TableSpec] = {
     spec.name: spec
     for spec in [
@@ -123,33 +148,26 @@ TABLES: dict[str, TableSpec] = {
                 _f("max_steps", pa.int32()),
                 _f("card_yaml", pa.string()),
                 _f("card_sha256", pa.string()),
+                _f("cross_app", pa.bool_()),
+                _f("source", pa.string()),
+                _f("author_model", pa.string()),
+                _f("prompt_hash", pa.string()),
             ],
             ("skill_id",),
         ),
         _spec(
             "tasks",
-            "Tasks x = (E, s0, g, V): environment, setup, instruction, verifier",
+            "Gated tasks x = (E, s0, g, V): environment, setup recipe, instruction, verifier",
             ("task_id",),
-            [
-                _f("task_id", pa.string(), False),
-                _f("world_id", pa.string()),
-                _f("skill_id", pa.string()),
-                _f("skill_version", pa.string()),
-                _f("domain", pa.string(), False),
-                _f("apps", _str_list),
-                _f("instruction", pa.string(), False),
-                _f("setup_json", pa.string()),
-                _f("rubric_json", pa.string()),
-                _f("reference_json", pa.string()),
-                _f("feasible", pa.bool_()),
-                _f("difficulty", pa.string()),
-                _f("max_steps", pa.int32()),
-                _f("parent_task_id", pa.string()),
-                _f("round", pa.int32()),
-                _f("author_model", pa.string()),
-                _f("prompt_hash", pa.string()),
-            ],
-            ("task_id", "world_id", "skill_id", "domain", "apps", "instruction", "parent_task_id", "round"),
+            TASK_FIELDS,
+            TASK_CORE,
+        ),
+        _spec(
+            "task_candidates",
+            "Tasks rendered from skill cards before the package gate (same columns as tasks)",
+            ("task_id",),
+            TASK_FIELDS,
+            TASK_CORE,
         ),
         _spec(
             "exclusions",

@@ -29,6 +29,7 @@ class RunContext:
     pipeline: Pipeline
     lake: Lake
     _clients: dict[str, Any] = field(default_factory=dict)
+    _resources: dict[str, Any] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -66,3 +67,19 @@ class RunContext:
             if role not in self._clients:
                 self._clients[role] = make_client(self.model(role), CallCache(self.lake))
             return self._clients[role]
+
+    def resource(self, key: str, factory):
+        """A shared object for this run in this process (an environment pool, a world
+        index), made once by ``factory()`` and closed by :meth:`close`."""
+        with self._lock:
+            if key not in self._resources:
+                self._resources[key] = factory()
+            return self._resources[key]
+
+    def close(self) -> None:
+        with self._lock:
+            resources, self._resources = self._resources, {}
+        for value in resources.values():
+            close = getattr(value, "close", None)
+            if close is not None:
+                close()

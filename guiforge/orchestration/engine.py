@@ -144,8 +144,11 @@ def run_local(ctx: RunContext, workers: int | None = None, reporter: Reporter | 
     from concurrent.futures import as_completed as cf_as_completed
 
     summaries = []
-    with ThreadPoolExecutor(max_workers=workers or ctx.pipeline.config.workers) as pool:
-        for stage in ctx.pipeline.stages:
-            summaries.append(execute_stage(
-                ctx, stage, lambda p, s=stage: pool.submit(run_shard, ctx, s, p), cf_as_completed, reporter))
+    try:
+        with ThreadPoolExecutor(max_workers=workers or ctx.pipeline.config.workers) as pool:
+            for stage in ctx.pipeline.stages:
+                summaries.append(execute_stage(
+                    ctx, stage, lambda p, s=stage: pool.submit(run_shard, ctx, s, p), cf_as_completed, reporter))
+    finally:
+        ctx.close()
     return summaries

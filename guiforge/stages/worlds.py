@@ -3,7 +3,6 @@ each checked for internal consistency; failures go to exclusions with the reason
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -13,7 +12,7 @@ from pydantic import Field
 from guiforge.errors import GuiforgeError
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.paths import SCENARIOS_DIR
-from guiforge.stages.base import ShardPlan, Stage, StageConfig
+from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
 
 
 def _dir_state(directory: Path) -> tuple:
@@ -44,11 +43,6 @@ def world_row(world, builder: str, model: str | None, prompt_hash: str | None, s
         "world_json": world.model_dump_json(), "builder": builder, "model": model,
         "prompt_hash": prompt_hash, "seed": seed,
     }
-
-
-def exclusion(gate: str, reason: str, subject_id: str, details: dict | None = None) -> dict:
-    return {"stage": "worlds", "gate": gate, "reason": reason, "subject_id": subject_id,
-            "subject_table": "worlds", "details_json": json.dumps(details or {}, default=str)}
 
 
 class WorldsStage(Stage):
@@ -113,12 +107,13 @@ class WorldsStage(Stage):
         worlds, excluded = [], []
         for item in built:
             if item.world is None:
-                excluded.append(exclusion("schema", item.error, item.world_id, {"attempts": item.attempts}))
+                excluded.append(exclusion_row(self.name, "schema", item.error, item.world_id, "worlds",
+                                              {"attempts": item.attempts}))
                 continue
             problems = check_world(item.world) if self.config.consistency_check else []
             if problems:
-                excluded.append(exclusion("consistency", "; ".join(p.message for p in problems[:5]),
-                                          item.world_id, {"problems": [p.message for p in problems]}))
+                excluded.append(exclusion_row(self.name, "consistency", "; ".join(p.message for p in problems[:5]),
+                                              item.world_id, "worlds", {"problems": [p.message for p in problems]}))
                 continue
             worlds.append(world_row(item.world, item.builder, item.model, item.prompt_hash, ctx.seed))
         return {"worlds": worlds, "exclusions": excluded}

@@ -6,13 +6,13 @@ task gets an extra required criterion: the agent must have reported ``infeasible
 
 from __future__ import annotations
 
-import multiprocessing
+import select
+import subprocess
+import sys
 import threading
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
-from concurrent.futures.process import BrokenProcessPool
 
 from guiforge.envs.base import Criterion, FinalState, VerifierResult
+from guiforge.verify.worker import read_message, write_message
 
 INFEASIBLE_CRITERION = Criterion(
     id="reported_infeasible",
@@ -55,32 +55,38 @@ class VerifierPool:
     def __init__(self, deadline_s: float = 10.0):
         self.deadline_s = deadline_s
         self._lock = threading.Lock()
-        self._pool: ProcessPoolExecutor | None = None
+        self._proc: subprocess.Popen | None = None
 
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            ctx = multiprocessing.get_context("spawn")  # never fork a process with browser threads
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=ctx)
-        return self._pool
+    def _worker(self) -> subprocess.Popen:
+        if self._proc is None or self._proc.poll() is not None:
+            self._proc = subprocess.Popen([sys.executable, "-m", "guiforge.verify.worker"],
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        return self._proc
 
     def _discard(self) -> None:
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            for proc in list(getattr(pool, "_processes", {}).values()):
-                proc.kill()
-            pool.shutdown(wait=False, cancel_futures=True)
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            proc.kill()
+            proc.wait()
 
     def verify(self, rubric: list[Criterion], state: FinalState, feasible: bool = True,
                deadline_s: float | None = None) -> VerifierResult:
         deadline = deadline_s or self.deadline_s
         with self._lock:
-            future = self._executor().submit(score_rubric, rubric, state, feasible)
+            proc = self._worker()
             try:
-                return future.result(timeout=deadline)
-            except FutureTimeout:
-                self._discard()
-                error = f"verifier timed out after {deadline:.1f}s"
-            except BrokenProcessPool:
+                write_message(proc.stdin, (rubric, state, feasible))
+                ready, _, _ = select.select([proc.stdout], [], [], deadline)
+                if not ready:
+                    self._discard()
+                    error = f"verifier timed out after {deadline:.1f}s"
+                else:
+                    result = read_message(proc.stdout)
+                    if isinstance(result, VerifierResult):
+                        return result
+                    self._discard()
+                    error = "verifier process crashed"
+            except (BrokenPipeError, OSError, EOFError):
                 self._discard()
                 error = "verifier process crashed"
         ids = [c.id for c in rubric] + ([] if feasible else [INFEASIBLE_CRITERION.id])
@@ -88,6 +94,10 @@ class VerifierPool:
 
     def close(self) -> None:
         with self._lock:
-            if self._pool is not None:
-                self._pool.shutdown(wait=True)
-                self._pool = None
+            if self._proc is not None:
+                self._proc.stdin.close()
+                try:
+                    self._proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    self._proc.kill()
+                self._proc = None

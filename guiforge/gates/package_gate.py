@@ -1,0 +1,110 @@
+"""The package gate: in the real environment, the verifier fails on the initial state,
+passes after the reference solution, and fails again after reset. A task whose reference
+does not run, or whose verifier cannot tell done from not done, never reaches the lake."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from guiforge.envs.base import EnvFailure, EnvSpec, TaskSpec
+from guiforge.envs.manager import EnvManager
+from guiforge.teacher.reference import GroundingError, ReferenceProgram
+
+
+@dataclass
+class Verdict:
+    passed: bool
+    gate: str = "package"
+    reason: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def env_spec(domain: str, variant: str | None) -> EnvSpec:
+    return EnvSpec(domain=domain, variant=variant if domain == "desktop" else None)
+
+
+def run_reference(
+    lease, spec: TaskSpec, reference: list[dict], domain: str, variant: str | None, limit: int
+) -> tuple[int, str | None]:
+    """Reset, then play the reference. Returns (actions taken, error or None)."""
+    obs = lease.reset(spec)
+    program = ReferenceProgram(reference, domain, variant)
+    actions = 0
+    try:
+        while (plan := program.send(obs)) is not None:
+            actions += 1
+            if actions > limit:
+                return actions, f"reference needs more than {limit} actions"
+            result = lease.step(plan.action)
+            if result.error:
+                return (
+                    actions,
+                    f"reference step {plan.step_index} ({plan.action.type}) failed: {result.error}",
+                )
+            obs = result.observation
+            if result.done:
+                break
+    except GroundingError as exc:
+        return actions, f"reference cannot be grounded: {exc}"
+    return actions, None
+
+
+class PackageGate:
+    def __init__(self, manager: EnvManager, attempts: int = 2):
+        self.manager = manager
+        self.attempts = attempts
+
+    def check(self, spec: TaskSpec, reference: list[dict], variant: str | None = None) -> Verdict:
+        last = ""
+        for _ in range(self.attempts):
+            try:
+                return self._check(spec, reference, variant)
+            except EnvFailure as exc:  # the environment failed, not the task: try a fresh one
+                last = str(exc)
+        return Verdict(False, reason=f"environment failure: {last}", details={"env_failure": True})
+
+    def _check(self, spec: TaskSpec, reference: list[dict], variant: str | None) -> Verdict:
+        started = time.perf_counter()
+        limit = max(spec.max_steps * 3, 30)
+        with self.manager.acquire(env_spec(spec.domain, variant)) as lease:
+            lease.reset(spec)
+            before = lease.evaluate()
+            if before.success:
+                return Verdict(
+                    False,
+                    reason="the verifier already passes on the initial state",
+                    details={"criteria": before.criteria},
+                )
+            actions, error = run_reference(lease, spec, reference, spec.domain, variant, limit)
+            if error:
+                return Verdict(False, reason=error, details={"actions": actions})
+            after = lease.evaluate()
+            if not after.success:
+                failed = sorted(k for k, v in after.criteria.items() if not v)
+                return Verdict(
+                    False,
+                    reason=f"the reference solution does not pass the verifier (failed: "
+                    f"{', '.join(failed)}{'; ' + after.errors[0] if after.errors else ''})",
+                    details={
+                        "criteria": after.criteria,
+                        "errors": after.errors,
+                        "actions": actions,
+                    },
+                )
+            lease.reset(spec)
+            again = lease.evaluate()
+            if again.success:
+                return Verdict(
+                    False,
+                    reason="the verifier still passes after reset (reset does not restore s0)",
+                )
+        return Verdict(
+            True,
+            details={
+                "actions": actions,
+                "seconds": round(time.perf_counter() - started, 3),
+                "score": after.score,
+            },
+        )

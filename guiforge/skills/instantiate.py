@@ -1,0 +1,182 @@
+"""Bind a skill card to a world and render task instances.
+
+Parameters bind in order: ``each`` fans out over candidates, ``value`` derives from earlier
+parameters, ``where`` filters; a parameter that evaluates to nothing means the card does
+not fit this world. Every rendering is a pure function of (card, world, seed).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from jinja2 import TemplateError
+
+from guiforge.lake.fingerprint import fingerprint
+from guiforge.skills.card import SkillCard
+from guiforge.skills.templating import evaluate, render_text, render_value
+from guiforge.worlds.model import World
+
+MAX_BINDINGS = 256  # per card and world, before sampling
+
+
+class BindingError(Exception):
+    pass
+
+
+@dataclass
+class TaskCandidate:
+    task_id: str
+    world_id: str
+    skill_id: str
+    skill_version: str
+    domain: str
+    variant: str | None
+    apps: list[str]
+    instruction: str
+    setup: dict[str, Any]
+    rubric: list[dict[str, Any]]
+    reference: list[dict[str, Any]]
+    answer: str | None
+    feasible: bool
+    difficulty: str
+    max_steps: int
+    binding: dict[str, str]
+    leaks: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def world_context(world: World) -> dict[str, Any]:
+    by_email = {c.email.lower(): c for c in world.contacts}
+    facts = {f.key: f for f in world.facts}
+    return {
+        "world": world,
+        "me": world.me,
+        "facts": facts,
+        "fact": lambda key: facts.get(key),
+        "doc": lambda document_id: next((d for d in world.documents if d.document_id == document_id), None),
+        "contact": lambda contact_id: next((c for c in world.contacts if c.contact_id == contact_id), None),
+        "contact_by_email": lambda address: by_email.get(str(address).lower()),
+        "docs_of_kind": lambda *kinds: [d for d in world.documents if d.kind in kinds],
+        "attachment": lambda email, kind=None: next(
+            (d for a in email.attachments for d in world.documents
+             if d.document_id == a and (kind is None or d.kind == kind)), None),
+        "round": round,
+        "sum": sum,
+        "len": len,
+        "sorted": sorted,
+    }
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value == "" or (isinstance(value, list | tuple | dict) and not value)
+
+
+def bindings(card: SkillCard, world: World) -> list[dict[str, Any]]:
+    contexts = [world_context(world)]
+    for name, param in card.params.items():
+        out = []
+        for ctx in contexts:
+            try:
+                if param.each is not None:
+                    values = evaluate(param.each, ctx)
+                    candidates = [] if _empty(values) else list(values)
+                else:
+                    value = evaluate(param.value, ctx)
+                    candidates = [] if _empty(value) else [value]
+                for value in candidates:
+                    bound = {**ctx, name: value}
+                    if param.where is None or evaluate(param.where, bound):
+                        out.append(bound)
+            except (TemplateError, TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError) as exc:
+                raise BindingError(f"{card.id}: params.{name}: {type(exc).__name__}: {exc}") from exc
+        contexts = out[:MAX_BINDINGS]
+        if not contexts:
+            return []
+    return contexts
+
+
+def _identity(value: Any) -> str:
+    for attr in ("email_id", "document_id", "contact_id", "event_id", "chat_id", "note_id", "transaction_id", "key"):
+        if hasattr(value, attr):
+            return f"{attr}={getattr(value, attr)}"
+    return str(value)[:200]
+
+
+def binding_key(card: SkillCard, ctx: dict[str, Any]) -> dict[str, str]:
+    return {name: _identity(ctx[name]) for name in card.params}
+
+
+def targets(card: SkillCard) -> list[tuple[str, str | None]]:
+    """Every (domain, variant) this card can run in."""
+    out: list[tuple[str, str | None]] = []
+    for domain in card.domains:
+        if domain == "desktop":
+            out.extend(("desktop", v) for v in card.variants)
+        else:
+            out.append((domain, None))
+    return out
+
+
+def render(card: SkillCard, world: World, ctx: dict[str, Any], domain: str, variant: str | None,
+           seed: int) -> TaskCandidate:
+    key = binding_key(card, ctx)
+    task_id = "tsk_" + fingerprint([world.world_id, card.id, card.version, key, domain, variant], 12)
+    rng = random.Random(fingerprint([seed, task_id]))
+    ctx = {**ctx, "domain": domain, "variant": variant}
+    try:
+        instruction = render_text(rng.choice(card.instructions), ctx)
+        setup = render_value(card.setup, ctx)
+        rubric = [{**c.model_dump(), "check": render_value(c.check, ctx)} for c in card.rubric]
+        reference = [render_value(s.model_dump(), ctx) for s in card.reference_for(domain, variant)]
+        answer = render_text(card.answer, ctx) if card.answer else None
+        leaks = [str(render_value(t, ctx)) for t in card.leak_check]
+    except (TemplateError, TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError) as exc:
+        raise BindingError(f"{card.id}: rendering for {world.world_id}: {type(exc).__name__}: {exc}") from exc
+    return TaskCandidate(
+        task_id=task_id, world_id=world.world_id, skill_id=card.id, skill_version=card.version,
+        domain=domain, variant=variant, apps=list(card.apps), instruction=instruction, setup=setup,
+        rubric=rubric, reference=reference, answer=answer, feasible=card.feasible,
+        difficulty=card.difficulty, max_steps=card.max_steps, binding=key, leaks=leaks,
+    )
+
+
+def instantiate(card: SkillCard, world: World, seed: int) -> list[TaskCandidate]:
+    """Up to ``card.max_per_world`` instances, each in one of the card's domains (rotating,
+    so one binding does not become the same task in every domain)."""
+    contexts = bindings(card, world)
+    if not contexts:
+        return []
+    rng = random.Random(fingerprint([seed, world.world_id, card.id]))
+    chosen = rng.sample(contexts, min(card.max_per_world, len(contexts)))
+    where = targets(card)
+    offset = rng.randrange(len(where))
+    return [render(card, world, ctx, *where[(offset + i) % len(where)], seed) for i, ctx in enumerate(chosen)]
+
+
+def select_balanced(candidates: list[TaskCandidate], per_world: int, seed: int) -> list[TaskCandidate]:
+    """Pick ``per_world`` candidates, round-robin over domains, so a world's tasks spread
+    across web, mobile, desktop and tools; within a domain, unused skills come first."""
+    rng = random.Random(seed)
+    by_domain: dict[str, list[TaskCandidate]] = {}
+    for c in sorted(candidates, key=lambda c: c.task_id):
+        by_domain.setdefault(c.domain, []).append(c)
+    for group in by_domain.values():
+        rng.shuffle(group)
+    picked: list[TaskCandidate] = []
+    used_skills: set[str] = set()
+    domains = sorted(by_domain)
+    rng.shuffle(domains)
+    while len(picked) < per_world and any(by_domain.values()):
+        for domain in domains:
+            group = by_domain[domain]
+            if not group or len(picked) >= per_world:
+                continue
+            fresh = next((c for c in group if c.skill_id not in used_skills), group[0])
+            group.remove(fresh)
+            picked.append(fresh)
+            used_skills.add(fresh.skill_id)
+    return picked

@@ -1,0 +1,90 @@
+"""Jinja for skill cards: a sandboxed environment with the world's formatting filters.
+
+``render_value`` renders nested setup/rubric/reference structures; a string that is a
+single ``{{ expression }}`` keeps the expression's native type (a number stays a number).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from functools import cache
+from typing import Any
+
+from jinja2 import StrictUndefined, pass_context
+from jinja2.sandbox import SandboxedEnvironment
+
+from guiforge.worlds.formats import format_date, format_money, format_number
+from guiforge.worlds.seeds import locale_info
+
+_SINGLE = re.compile(r"^\s*\{\{(?P<expr>(?:(?!\}\}|\{\{).)*)\}\}\s*$", re.DOTALL)
+
+
+def _as_date(v: Any) -> date:
+    if isinstance(v, datetime):
+        return v.date()
+    if isinstance(v, date):
+        return v
+    return date.fromisoformat(str(v)[:10])
+
+
+def _loc(ctx: Any):
+    world = ctx.get("world")
+    return locale_info(world.me.locale if world is not None else "en_US")
+
+
+@pass_context
+def _money(ctx: Any, v: float, cents: bool = True) -> str:
+    return format_money(float(v), _loc(ctx), cents)
+
+
+@pass_context
+def _number(ctx: Any, v: float, decimals: int = 2) -> str:
+    return format_number(float(v), decimals, _loc(ctx))
+
+
+@pass_context
+def _date(ctx: Any, v: Any, year: bool = True) -> str:
+    return format_date(_as_date(v), _loc(ctx), year=year)
+
+
+def _plain(v: float) -> str:
+    """A number as an agent would type it: 1234.5 -> '1234.50', 12.0 -> '12'."""
+    v = float(v)
+    return str(int(v)) if v == int(v) else f"{v:.2f}"
+
+
+@cache
+def environment() -> SandboxedEnvironment:
+    env = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
+    env.filters.update(
+        money=_money, number=_number, date=_date, plain=_plain,
+        iso=lambda v: _as_date(v).isoformat(),
+        first_name=lambda name: str(name).split()[0],
+        last_name=lambda name: str(name).split()[-1],
+        weekday=lambda v: _as_date(v).strftime("%A"),
+    )
+    return env
+
+
+def evaluate(expression: str, context: dict[str, Any]) -> Any:
+    return environment().compile_expression(expression, undefined_to_none=False)(**context)
+
+
+def render_text(template: str, context: dict[str, Any]) -> str:
+    return environment().from_string(template).render(**context).strip()
+
+
+def render_value(value: Any, context: dict[str, Any]) -> Any:
+    if isinstance(value, str):
+        if "{{" not in value and "{%" not in value:
+            return value
+        single = _SINGLE.match(value)
+        if single:
+            return evaluate(single.group("expr"), context)
+        return render_text(value, context)
+    if isinstance(value, dict):
+        return {k: render_value(v, context) for k, v in value.items()}
+    if isinstance(value, list):
+        return [render_value(v, context) for v in value]
+    return value

@@ -1,0 +1,111 @@
+"""task_gates: the gates between a rendered candidate and a task in the lake.
+
+In order: near-duplicates (same skill and nearly the same instruction, or the same text
+as any other task), the instruction gates (it must not give the answer away and must name
+only entities that exist), then the package gate in the real environment. Each rejection
+is a row in exclusions with its gate and reason.
+"""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import Field
+
+from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
+
+
+class TaskGatesConfig(StageConfig):
+    package_gate: bool = Field(default=True, description="run every reference solution in the real environment")
+    near_duplicate_threshold: float = Field(default=0.9, gt=0, le=1)
+    instances_per_domain: int = Field(default=2, ge=1, le=16, description="environment instances per domain")
+
+
+def world_index(ctx) -> dict:
+    """world_id -> World for every world of this run (built once per process)."""
+    from guiforge.stages.tasks import load_worlds
+
+    def build():
+        out = {}
+        for shard in ctx.input_shards("worlds"):
+            out.update(load_worlds(ctx, shard.path))
+        return out
+
+    return ctx.resource("worlds-index", build)
+
+
+def env_manager(ctx, instances: int):
+    from guiforge.envs import EnvManager, default_factories
+
+    return ctx.resource("env-manager", lambda: EnvManager(default_factories(), max_instances=instances))
+
+
+class TaskGatesStage(Stage):
+    kind = "task_gates"
+    config_model = TaskGatesConfig
+    description = "near-duplicate, instruction and package gates; accepted candidates become tasks"
+    config: TaskGatesConfig
+
+    def inputs(self) -> list[str]:
+        return ["task_candidates", "worlds"]
+
+    def outputs(self) -> list[str]:
+        return ["tasks", "exclusions"]
+
+    def plan(self, ctx) -> list[ShardPlan]:
+        shards = ctx.input_shards("task_candidates")
+        everything = [s.fingerprint for s in shards]  # duplicates are judged against all candidates
+        return [ShardPlan(key=f"gates<{s.fingerprint}", params={"path": s.path, "all": [x.path for x in shards]},
+                          inputs=[s.fingerprint, *everything]) for s in shards]
+
+    def duplicates(self, ctx, paths: list[str]) -> dict[str, str]:
+        from guiforge.gates.text_gates import near_duplicates
+
+        def build():
+            items = []
+            for path in paths:
+                t = ctx.lake.read_shard(path, columns=["task_id", "skill_id", "instruction"])
+                items.extend(zip(*(t.column(c).to_pylist() for c in ("task_id", "skill_id", "instruction")), strict=True))
+            return near_duplicates(items, self.config.near_duplicate_threshold)
+
+        return ctx.resource(f"duplicates:{self.name}", build)
+
+    def run(self, ctx, shard: ShardPlan):
+        from guiforge.gates.package_gate import PackageGate
+        from guiforge.gates.text_gates import leaks, unknown_entities
+        from guiforge.tasks.materialize import task_spec
+
+        dupes = self.duplicates(ctx, shard.params["all"])
+        worlds = world_index(ctx)
+        gate = PackageGate(env_manager(ctx, self.config.instances_per_domain)) if self.config.package_gate else None
+        accepted, excluded = [], []
+
+        def reject(row: dict, gate_name: str, reason: str, details: dict | None = None) -> None:
+            excluded.append(exclusion_row(self.name, gate_name, reason, row["task_id"], "task_candidates",
+                                          {"skill_id": row["skill_id"], "domain": row["domain"], **(details or {})}))
+
+        for row in ctx.lake.read_shard(shard.params["path"]).to_pylist():
+            row.pop("run_id", None)
+            if row["task_id"] in dupes:
+                reject(row, "near_duplicate", f"repeats task {dupes[row['task_id']]}")
+                continue
+            binding = json.loads(row["binding_json"] or "{}")
+            world = worlds[row["world_id"]]
+            revealed = leaks(row["instruction"], binding.get("leaks", []))
+            if revealed:
+                reject(row, "leak", f"the instruction gives the answer away: {revealed[0]!r}")
+                continue
+            missing = unknown_entities(row["instruction"], world.model_dump_json())
+            if missing:
+                reject(row, "entities", f"the instruction names {missing[0]!r}, which the world does not contain")
+                continue
+            verdict = {"passed": True, "skipped": True}
+            if gate is not None:
+                result = gate.check(task_spec(row, world), json.loads(row["reference_json"]), row["variant"])
+                if not result.passed:
+                    reject(row, "package", result.reason, result.details)
+                    continue
+                verdict = {"passed": True, **result.details}
+            row["gate_json"] = json.dumps({**json.loads(row["gate_json"] or "{}"), "package": verdict})
+            accepted.append(row)
+        return {"tasks": accepted, "exclusions": excluded}

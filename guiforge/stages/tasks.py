@@ -1,0 +1,102 @@
+"""task_candidates: instantiate the skill cards on every world (several tasks per world,
+balanced across domains), render instruction, setup, rubric and reference, and run the
+file gate on the files each task's workspace will hold."""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from pydantic import Field
+
+from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
+
+DOMAINS = ("web", "mobile", "desktop", "tools")
+
+
+class TaskCandidatesConfig(StageConfig):
+    per_world: int = Field(default=10, ge=1, le=200, description="tasks per world at most")
+    domains: list[Literal["web", "mobile", "desktop", "tools"]] = Field(default_factory=lambda: list(DOMAINS))
+
+
+def candidate_row(c, gate: dict | None = None) -> dict:
+    return {
+        "task_id": c.task_id, "world_id": c.world_id, "skill_id": c.skill_id, "skill_version": c.skill_version,
+        "domain": c.domain, "variant": c.variant, "apps": c.apps, "instruction": c.instruction,
+        "setup_json": json.dumps(c.setup, default=str), "rubric_json": json.dumps(c.rubric, default=str),
+        "reference_json": json.dumps(c.reference, default=str), "answer": c.answer,
+        "binding_json": json.dumps({"binding": c.binding, "leaks": c.leaks}, default=str),
+        "feasible": c.feasible, "difficulty": c.difficulty, "max_steps": c.max_steps,
+        "parent_task_id": None, "round": 0, "author_model": None, "prompt_hash": None,
+        "gate_json": json.dumps(gate or {}),
+    }
+
+
+def load_worlds(ctx, path: str) -> dict:
+    from guiforge.worlds.model import World
+
+    table = ctx.lake.read_shard(path, columns=["world_id", "world_json"])
+    return {wid: World.model_validate_json(js) for wid, js in zip(table.column("world_id").to_pylist(),
+                                                                  table.column("world_json").to_pylist(), strict=True)}
+
+
+def file_problems(candidate, world) -> list[str]:
+    """The file gate for one candidate: every file opens and holds its declared facts."""
+    spec = candidate.setup.get("files")
+    if not spec or candidate.domain not in ("desktop", "tools"):
+        return []
+    from guiforge.gates.file_gate import check_files
+    from guiforge.preparers.files import prepare_workspace
+
+    files = {name: data for name, data in prepare_workspace(world, spec).items() if isinstance(data, bytes)}
+    facts = []
+    for name, key in candidate.setup.get("file_facts", []):
+        try:
+            facts.append((name, world.fact(key)))
+        except KeyError:
+            return [f"{name}: the card relies on fact {key!r}, which this world lacks"]
+    return check_files(files, facts, required=sorted(files))
+
+
+class TaskCandidatesStage(Stage):
+    kind = "task_candidates"
+    config_model = TaskCandidatesConfig
+    description = "skill cards x worlds -> rendered task candidates, file gate"
+    config: TaskCandidatesConfig
+
+    def inputs(self) -> list[str]:
+        return ["worlds", "skills"]
+
+    def outputs(self) -> list[str]:
+        return ["task_candidates", "exclusions"]
+
+    def plan(self, ctx) -> list[ShardPlan]:
+        skills = ctx.input_shards("skills")
+        return [ShardPlan(key=f"tasks<{w.fingerprint}", params={"worlds": w.path, "skills": [s.path for s in skills]},
+                          inputs=[w.fingerprint, *(s.fingerprint for s in skills)])
+                for w in ctx.input_shards("worlds")]
+
+    def run(self, ctx, shard: ShardPlan):
+        from guiforge.skills.instantiate import BindingError, instantiate, select_balanced
+        from guiforge.stages.skills import cards_from_rows
+
+        rows = [r for p in shard.params["skills"] for r in ctx.lake.read_shard(p).to_pylist()]
+        cards = [c for _, c in sorted(cards_from_rows(rows).items())
+                 if set(c.domains) & set(self.config.domains)]
+        out, excluded = [], []
+        for world_id, world in sorted(load_worlds(ctx, shard.params["worlds"]).items()):
+            pool = []
+            for card in cards:
+                try:
+                    pool.extend(c for c in instantiate(card, world, ctx.seed) if c.domain in self.config.domains)
+                except BindingError as exc:
+                    excluded.append(exclusion_row(self.name, "render", str(exc), f"{world_id}:{card.id}",
+                                                  "task_candidates"))
+            for candidate in select_balanced(pool, self.config.per_world, ctx.seed):
+                problems = file_problems(candidate, world)
+                if problems:
+                    excluded.append(exclusion_row(self.name, "file", "; ".join(problems[:3]), candidate.task_id,
+                                                  "task_candidates", {"problems": problems, "skill_id": candidate.skill_id}))
+                    continue
+                out.append(candidate_row(candidate, {"file": "pass" if candidate.setup.get("files") else "n/a"}))
+        return {"task_candidates": out, "exclusions": excluded}

@@ -1,0 +1,206 @@
+"""Turn a skill's reference solution (UI-level steps) into canonical actions, grounded on
+the live observation one action at a time.
+
+``ReferenceProgram`` is a generator driven with ``send(observation)``: each step may need
+several actions (scroll until a target is visible, open a dropdown then pick the option),
+and each action is grounded on the observation the previous one produced. The package gate
+runs it as is; the scripted teacher runs it with noise.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from guiforge.envs.actions import Action
+from guiforge.envs.base import Observation
+
+REVEAL_TRIES = 6
+
+
+class GroundingError(LookupError):
+    """A reference step names something that is not on screen (a broken card or app)."""
+
+
+@dataclass
+class Planned:
+    action: Action
+    thought: str
+    step_index: int
+
+
+def elements(obs: Observation) -> list[dict[str, Any]]:
+    return obs.debug.get("elements", [])
+
+
+def find(obs: Observation, id: str | None = None, label: str | None = None) -> dict[str, Any] | None:  # noqa: A002
+    els = elements(obs)
+    if id is not None:
+        return next((e for e in els if e.get("id") == id), None)
+    if label is not None:
+        want = label.casefold()
+        exact = next((e for e in els if (e.get("label") or "").casefold() == want), None)
+        return exact or next((e for e in els if want in (e.get("label") or "").casefold()), None)
+    return None
+
+
+def _describe(step: dict[str, Any]) -> str:
+    target = step.get("label") or step.get("id") or ""
+    return target.replace("-", " ") if target else ""
+
+
+class ReferenceProgram:
+    """Iterate with ``plan = program.send(obs)``; ``None`` means the program is done."""
+
+    def __init__(self, steps: list[dict[str, Any]], domain: str, variant: str | None = None):
+        self.steps = steps
+        self.domain = domain
+        self.variant = variant
+        self.touch = domain == "mobile"
+        self._gen = self._run()
+        self._started = False
+
+    def send(self, obs: Observation) -> Planned | None:
+        try:
+            if not self._started:
+                self._started = True
+                next(self._gen)
+            return self._gen.send(obs)
+        except StopIteration:
+            return None
+
+    # -- the program -------------------------------------------------------------------
+    def _run(self) -> Generator[Planned | None, Observation, None]:
+        self._obs = yield None
+        for index, step in enumerate(self.steps):
+            for action, thought in self._translate(step, index):
+                self._obs = yield Planned(action, thought, index)
+
+    def _translate(self, step: dict[str, Any], index: int) -> Iterator[tuple[Action, str]]:
+        verb = step["do"]
+        handler = getattr(self, f"_do_{verb}", None)
+        if handler is None:
+            raise GroundingError(f"step {index}: {verb!r} is not supported in the {self.domain} domain")
+        yield from handler(step)
+
+    @property
+    def obs(self) -> Observation:
+        return self._obs
+
+    # Each _do_<verb> yields (action, thought) pairs; self.obs is the latest observation.
+    def _do_open(self, step):
+        app = step["app"]
+        if self.touch:
+            yield Action(type="open_app", app=app), f"I'll open the {app} app."
+        else:
+            yield Action(type="goto", text=app), f"I'll switch to the {app} app."
+
+    def _do_goto(self, step):
+        yield Action(type="goto", text=step["text"]), f"I'll go to {step['text']}."
+
+    def _reveal(self, step) -> Iterator[tuple[Action, str]]:
+        for _ in range(REVEAL_TRIES):
+            if find(self.obs, step.get("id"), step.get("label")) is not None:
+                return
+            if self.touch:
+                yield Action(type="swipe", x=500, y=750, x2=500, y2=350), "I need to scroll to find it."
+            else:
+                yield Action(type="scroll", x=500, y=600, direction="down", amount=3), "I need to scroll to find it."
+        raise GroundingError(f"nothing on screen matches id={step.get('id')!r} label={step.get('label')!r} "
+                             f"(path {self.obs.debug.get('path')})")
+
+    def _point(self, step, kind: str, thought: str):
+        yield from self._reveal(step)
+        el = find(self.obs, step.get("id"), step.get("label"))
+        gx, gy = el["grid"]
+        yield Action(type=kind, x=gx, y=gy), thought
+
+    def _do_click(self, step):
+        what = _describe(step)
+        yield from self._point(step, "tap" if self.touch else "click", f"I'll {'tap' if self.touch else 'click'} {what}.")
+
+    def _do_double_click(self, step):
+        yield from self._point(step, "double_click", f"I'll double-click {_describe(step)}.")
+
+    def _do_right_click(self, step):
+        kind = "long_press" if self.touch else "right_click"
+        yield from self._point(step, kind, f"I'll open the menu of {_describe(step)}.")
+
+    def _do_type(self, step):
+        if step.get("id") or step.get("label"):
+            yield from self._do_click(step)
+            if step.get("clear") and not self.touch:
+                yield Action(type="hotkey", keys=["ctrl", "a"]), "First I clear what is there."
+                yield Action(type="key", keys=["backspace"]), "First I clear what is there."
+        text = str(step["text"])
+        yield Action(type="type", text=text), f"I'll type {text[:60]!r}."
+
+    def _do_select(self, step):
+        """An in-page dropdown: open it, then click the option (scrolling its menu)."""
+        yield from self._do_click({"id": step["id"]})
+        option = str(step["option"])
+        for _ in range(REVEAL_TRIES):
+            options = [e for e in elements(self.obs) if (e.get("id") or "").startswith(f"{step['id']}-option-")]
+            hit = next((e for e in options if (e.get("label") or "").casefold() == option.casefold()), None)
+            if hit is not None:
+                gx, gy = hit["grid"]
+                yield Action(type="tap" if self.touch else "click", x=gx, y=gy), f"I'll choose {option!r}."
+                return
+            if not options:
+                break
+            gx, gy = options[-1]["grid"]
+            if self.touch:
+                yield Action(type="swipe", x=gx, y=gy, x2=gx, y2=max(gy - 200, 0)), "I'll scroll the list."
+            else:
+                yield Action(type="scroll", x=gx, y=gy, direction="down", amount=2), "I'll scroll the list."
+        raise GroundingError(f"dropdown {step['id']!r} has no option {option!r}")
+
+    def _do_key(self, step):
+        keys = [str(k).lower() for k in step["keys"]]
+        if self.touch:
+            if keys == ["enter"]:
+                yield Action(type="enter"), "I'll press enter."
+            elif keys == ["back"]:
+                yield Action(type="back"), "I'll go back."
+            else:
+                raise GroundingError(f"keys {keys} cannot be pressed on a phone")
+            return
+        if keys == ["back"] and self.domain == "web":
+            yield Action(type="back"), "I'll go back."
+            return
+        kind = "hotkey" if len(keys) > 1 else "key"
+        yield Action(type=kind, keys=keys), f"I'll press {'+'.join(keys)}."
+
+    _do_hotkey = _do_key
+
+    def _do_scroll(self, step):
+        direction = step.get("direction", "down")
+        if self.touch:
+            y1, y2 = (750, 350) if direction == "down" else (350, 750)
+            yield Action(type="swipe", x=500, y=y1, x2=500, y2=y2), f"I'll scroll {direction}."
+        else:
+            yield Action(type="scroll", x=500, y=500, direction=direction, amount=int(step.get("amount", 3))), \
+                f"I'll scroll {direction}."
+
+    def _do_wait(self, step):
+        yield Action(type="wait"), "I'll wait for the screen to update."
+
+    def _do_answer(self, step):
+        text = str(step["text"])
+        yield Action(type="answer", answer=text, text=text), f"The answer is {text[:80]}."
+
+    def _do_terminate(self, step):
+        status = step.get("status", "success")
+        yield Action(type="terminate", status=status), (
+            "This cannot be done here, so I'll report it as infeasible." if status == "infeasible"
+            else "The task is done.")
+
+    def _do_bash(self, step):
+        command = str(step["command"])
+        yield Action(type="bash", text=command), f"I'll run `{command[:80]}` in the terminal."
+
+    def _do_call_tool(self, step):
+        payload = {"name": step["name"], "arguments": step.get("arguments", {})}
+        yield Action(type="call_tool", text=json.dumps(payload)), f"I'll call the {step['name']} tool."
