@@ -43,6 +43,7 @@ class BuiltWorld:
     prompt_hash: str | None
     error: str = ""
     attempts: int = 1
+    gate: str = "schema"  # where a failed build is excluded
 
 
 @cache

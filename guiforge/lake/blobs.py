@@ -37,6 +37,12 @@ class ContentStore:
             known.add(sha256)
             return True
 
+    def release(self, hashes: list[str]) -> None:
+        """Give back claims whose shard failed before committing, so another shard stores them."""
+        with self._lock:
+            known = self._load_known()
+            known.difference_update(hashes)
+
     def __contains__(self, sha256: str) -> bool:
         with self._lock:
             return sha256 in self._load_known()
@@ -48,6 +54,10 @@ class ShardContent:
     def __init__(self, store: ContentStore):
         self.store = store
         self.rows: list[dict[str, Any]] = []
+
+    def abandon(self) -> None:
+        self.store.release([r["sha256"] for r in self.rows])
+        self.rows = []
 
     def add_image(self, data: bytes, fmt: str | None = None) -> tuple[str, int, int]:
         from PIL import Image

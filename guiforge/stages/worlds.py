@@ -107,7 +107,7 @@ class WorldsStage(Stage):
         worlds, excluded = [], []
         for item in built:
             if item.world is None:
-                excluded.append(exclusion_row(self.name, "schema", item.error, item.world_id, "worlds",
+                excluded.append(exclusion_row(self.name, item.gate, item.error, item.world_id, "worlds",
                                               {"attempts": item.attempts}))
                 continue
             problems = check_world(item.world) if self.config.consistency_check else []
@@ -124,6 +124,10 @@ class WorldsStage(Stage):
 
         out = []
         for persona, scenario, world_id in jobs:
-            world = build_world(persona, scenario, seed=int(fingerprint([ctx.seed, world_id], 8), 16))
+            try:
+                world = build_world(persona, scenario, seed=int(fingerprint([ctx.seed, world_id], 8), 16))
+            except GuiforgeError as exc:  # a template that cannot build for this persona: excluded, not fatal
+                out.append(BuiltWorld(world_id, None, "template", None, None, error=str(exc), gate="build"))
+                continue
             out.append(BuiltWorld(world_id, world.model_copy(update={"world_id": world_id}), "template", None, None))
         return out

@@ -111,22 +111,22 @@ class ReferenceProgram:
         raise GroundingError(f"nothing on screen matches id={step.get('id')!r} label={step.get('label')!r} "
                              f"(path {self.obs.debug.get('path')})")
 
-    def _point(self, step, kind: str, thought: str):
+    def _point(self, step, kind: str, verb: str):
         yield from self._reveal(step)
         el = find(self.obs, step.get("id"), step.get("label"))
         gx, gy = el["grid"]
-        yield Action(type=kind, x=gx, y=gy), thought
+        # Name the target as a person sees it (its visible label), never by its element id.
+        label = " ".join((el.get("label") or _describe(step)).split())[:80]
+        yield Action(type=kind, x=gx, y=gy), step.get("thought") or f"I'll {verb} \u201c{label}\u201d."
 
     def _do_click(self, step):
-        what = _describe(step)
-        yield from self._point(step, "tap" if self.touch else "click", f"I'll {'tap' if self.touch else 'click'} {what}.")
+        yield from self._point(step, "tap" if self.touch else "click", "tap" if self.touch else "click")
 
     def _do_double_click(self, step):
-        yield from self._point(step, "double_click", f"I'll double-click {_describe(step)}.")
+        yield from self._point(step, "double_click", "double-click")
 
     def _do_right_click(self, step):
-        kind = "long_press" if self.touch else "right_click"
-        yield from self._point(step, kind, f"I'll open the menu of {_describe(step)}.")
+        yield from self._point(step, "long_press" if self.touch else "right_click", "open the menu of")
 
     def _do_type(self, step):
         if step.get("id") or step.get("label"):

@@ -99,12 +99,25 @@ def file_exists(state: FinalState, path: str) -> bool:
     return _workspace_file(state, path).is_file()
 
 
-@check("file_contains")
-def file_contains(state: FinalState, path: str, text: str | list[str]) -> bool:
+def _file_text(state: FinalState, path: str) -> str | None:
+    """The text of a workspace file through its own library (xlsx, docx, pptx, pdf, csv...)."""
+    from guiforge.preparers.file_read import FileReadError, read_file_text
+
     f = _workspace_file(state, path)
     if not f.is_file():
+        return None
+    try:
+        return read_file_text(f.name, f.read_bytes())
+    except FileReadError:
+        return None
+
+
+@check("file_contains")
+def file_contains(state: FinalState, path: str, text: str | list[str]) -> bool:
+    raw = _file_text(state, path)
+    if raw is None:
         return False
-    content = normalize(f.read_text(errors="replace"))
+    content = normalize(raw)
     needles = [text] if isinstance(text, str) else text
     return all(normalize(n) in content for n in needles)
 
@@ -169,8 +182,8 @@ def state_mentions_number(state: FinalState, path: str, value: float) -> bool:
 def file_mentions_number(state: FinalState, path: str, value: float) -> bool:
     from guiforge.worlds.formats import find_number
 
-    f = _workspace_file(state, path)
-    return f.is_file() and find_number(f.read_text(errors="replace"), float(value))
+    text = _file_text(state, path)
+    return text is not None and find_number(text, float(value))
 
 
 @check("answer_mentions_number")
@@ -178,3 +191,198 @@ def answer_mentions_number(state: FinalState, value: float) -> bool:
     from guiforge.worlds.formats import find_number
 
     return state.answer is not None and find_number(state.answer, float(value))
+
+
+# -- records: checks over lists of objects (events, transactions, threads, ...) -------------
+# ``path`` selects records (a list at the path is expanded into its elements); ``where``
+# keeps those whose fields match; ``field`` is a sub-path inside each record. Lookups in
+# ``where``: ``key: v`` (equal, case-insensitive; numbers within a cent), ``key__ne``,
+# ``key__in`` (one of a list), ``key__contains`` (a list holds it or a text contains it),
+# ``key__startswith``, ``key__gt``/``__gte``/``__lt``/``__lte`` (numbers or ISO text).
+_LOOKUPS = ("ne", "in", "contains", "startswith", "gt", "gte", "lt", "lte")
+
+
+def _records(state: FinalState, path: str) -> list[Any]:
+    out: list[Any] = []
+    for value in select(state.apps, path):
+        out.extend(value if isinstance(value, list) else [value])
+    return out
+
+
+def _compare(a: Any, b: Any) -> int | None:
+    try:
+        x, y = float(a), float(b)
+    except (TypeError, ValueError):
+        x, y = str(a), str(b)
+    return (x > y) - (x < y)
+
+
+def _lookup(value: Any, op: str, want: Any) -> bool:
+    if op == "eq":
+        return _same(value, want, 0.005)
+    if op == "ne":
+        return not _same(value, want, 0.005)
+    if op == "in":
+        return any(_same(value, w, 0.005) for w in want)
+    if op == "contains":
+        if isinstance(value, list):
+            return any(_same(v, want, 0.005) for v in value)
+        return normalize(want) in normalize(value)
+    if op == "startswith":
+        return normalize(value).startswith(normalize(want))
+    order = _compare(value, want)
+    return {"gt": order > 0, "gte": order >= 0, "lt": order < 0, "lte": order <= 0}[op]
+
+
+def matching(state: FinalState, path: str, where: dict[str, Any] | None = None) -> list[Any]:
+    """The records at ``path`` that satisfy every lookup in ``where``."""
+    out = []
+    for record in _records(state, path):
+        ok = True
+        for key, want in (where or {}).items():
+            name, _, op = key.partition("__")
+            if op and op not in _LOOKUPS:
+                raise ValueError(f"unknown lookup {op!r} in where key {key!r}; use one of {', '.join(_LOOKUPS)}")
+            values = select(record, name)
+            if not values or not any(_lookup(v, op or "eq", want) for v in values):
+                ok = False
+                break
+        if ok:
+            out.append(record)
+    return out
+
+
+def _field_values(records: list[Any], field: str | None) -> list[Any]:
+    if not field:
+        return records
+    return [v for r in records for v in select(r, field)]
+
+
+def _time_of(value: str) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d{1,2})[:.h](\d{2})\s*", str(value))
+    if not m:
+        raise ValueError(f"a time must look like 14:30, not {value!r}")
+    return int(m.group(1)), int(m.group(2))
+
+
+_TIME = re.compile(r"(?<![\d:.])(\d{1,2})(?:\s*[:.h]\s*(\d{2}))?\s*(a\.?\s?m\b\.?|p\.?\s?m\b\.?|uhr\b|h\b)?(?!\d)",
+                   re.IGNORECASE)
+
+
+def mentions_time(text: str, value: str) -> bool:
+    """``text`` states the clock time ``value`` ('14:30'): 14:30, 14.30, 14h30, 2:30 pm, 2.30PM,
+    and for a full hour also 2 pm / 2pm / 14h. A bare number is not a time."""
+    hour, minute = _time_of(value)
+    for m in _TIME.finditer(str(text)):
+        h, mm, suffix = int(m.group(1)), m.group(2), (m.group(3) or "").lower().replace(" ", "").replace(".", "")
+        if mm is None and not suffix:
+            continue
+        got_min = int(mm) if mm is not None else 0
+        if suffix in ("am", "pm"):
+            if not 1 <= h <= 12:
+                continue
+            h = h % 12 + (12 if suffix == "pm" else 0)
+        if (h, got_min) == (hour, minute):
+            return True
+    return False
+
+
+def _digits(value: Any) -> str:
+    return re.sub(r"\D", "", str(value))
+
+
+def mentions(text: Any, value: Any, kind: str) -> bool:
+    """Whether ``text`` states ``value``, read as ``kind``: text (case-insensitive contains),
+    number (any usual format), date (ISO value; long, short and numeric forms), time
+    ('14:30'; 12- or 24-hour forms) or digits (the same digit sequence, e.g. a phone number
+    written with other spacing)."""
+    from datetime import date
+
+    from guiforge.worlds.formats import find_date, find_number
+
+    text = str(text)
+    if kind == "text":
+        return normalize(value) in normalize(text)
+    if kind == "number":
+        return find_number(text, float(value))
+    if kind == "date":
+        return find_date(text, date.fromisoformat(str(value)[:10]))
+    if kind == "time":
+        return mentions_time(text, str(value))
+    if kind == "digits":
+        want = _digits(value)
+        return bool(want) and want in _digits(text)
+    raise ValueError(f"unknown kind {kind!r}; use text, number, date, time or digits")
+
+
+@check("record_count")
+def record_count(state: FinalState, path: str, where: dict[str, Any] | None = None, min: int = 1,  # noqa: A002
+                 max: int | None = None) -> bool:
+    n = len(matching(state, path, where))
+    return n >= min and (max is None or n <= max)
+
+
+@check("record_equals")
+def record_equals(state: FinalState, path: str, field: str, value: Any, where: dict[str, Any] | None = None,
+                  expect: str = "any", tolerance: float = 0.005) -> bool:
+    """Some (``expect: any``) or every (``all``) matching record has ``field`` equal to ``value``;
+    with ``all`` there must be at least one matching record."""
+    records = matching(state, path, where)
+    hits = [any(_same(v, value, tolerance) for v in select(r, field)) for r in records]
+    return bool(hits) and (all(hits) if expect == "all" else any(hits))
+
+
+@check("record_mentions")
+def record_mentions(state: FinalState, path: str, value: Any, field: str | None = None,
+                    where: dict[str, Any] | None = None, kind: str = "text") -> bool:
+    """Some value at ``field`` of a matching record states ``value`` (see ``mentions``);
+    ``value`` may be a list: one value must state all of them."""
+    wanted = value if isinstance(value, list) else [value]
+    return any(all(mentions(v, w, kind) for w in wanted) for v in _field_values(matching(state, path, where), field))
+
+
+@check("answer_mentions")
+def answer_mentions(state: FinalState, value: Any, kind: str = "text") -> bool:
+    """The agent's answer states ``value`` (a list: all of them), read as ``kind``."""
+    if state.answer is None:
+        return False
+    wanted = value if isinstance(value, list) else [value]
+    return all(mentions(state.answer, w, kind) for w in wanted)
+
+
+def _aggregate(values: list[Any], agg: str) -> Any:
+    if agg == "count":
+        return len(values)
+    if not values:
+        return None
+    if agg == "first":
+        return values[0]
+    numbers = [float(v) for v in values]
+    return {"min": min, "max": max, "sum": lambda xs: round(sum(xs), 2)}[agg](numbers)
+
+
+@check("answer_matches_state")
+def answer_matches_state(state: FinalState, path: str, field: str | None = None, where: dict[str, Any] | None = None,
+                         agg: str = "first", kind: str = "number") -> bool:
+    """The answer states a value read from the final state: ``agg`` (first, min, max, sum,
+    count) of ``field`` over the matching records, e.g. a product's price in the shop."""
+    if state.answer is None:
+        return False
+    records = matching(state, path, where)
+    target = _aggregate(records if agg == "count" else _field_values(records, field), agg)
+    return target is not None and mentions(state.answer, target, kind)
+
+
+@check("record_is_extreme")
+def record_is_extreme(state: FinalState, path: str, by: str, key: str, target: str, mode: str = "min",
+                      where: dict[str, Any] | None = None) -> bool:
+    """Some value at ``target`` is the ``key`` of a record with the smallest (``mode: min``) or
+    largest ``by`` among the matching records (any of them on a tie), e.g. the cheapest
+    in-stock product is in the last order."""
+    records = [r for r in matching(state, path, where) if select(r, by)]
+    if not records:
+        return False
+    pick = min if mode == "min" else max
+    best = pick(float(select(r, by)[0]) for r in records)
+    winners = [v for r in records if abs(float(select(r, by)[0]) - best) < 0.005 for v in select(r, key)]
+    return any(_same(t, w, 0.005) for t in select(state.apps, target) for w in winners)

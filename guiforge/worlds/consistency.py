@@ -111,7 +111,13 @@ def _times(w: World) -> list[Problem]:
 
 def _documents(w: World) -> list[Problem]:
     out = []
+    seen: dict[str, str] = {}
     for d in w.documents:
+        # Documents become files in one workspace: two with one name would overwrite each other.
+        other = seen.setdefault(d.filename.lower(), d.document_id)
+        if other != d.document_id:
+            out.append(Problem("duplicate_filename",
+                               f"document {d.document_id}: filename {d.filename} is also document {other}'s"))
         out.extend(_line_items(d))
         for s in d.sheets:
             out.extend(_sheet(d, s))

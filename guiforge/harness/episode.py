@@ -1,0 +1,160 @@
+"""One rollout path for collection, evaluation and RL: reset, then per step build the
+context, ask the policy, parse (retrying with the parse error fed back), execute, record;
+finally evaluate. An environment fault ends the episode as ``env_failure``, never as a
+reward of 0."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from jinja2 import Environment as Jinja
+
+from guiforge.envs.actions import Action, action_pixels, action_set
+from guiforge.envs.base import EnvFailure, Observation, TaskSpec, VerifierResult
+from guiforge.harness.actions_doc import ACTION_DOCS
+from guiforge.harness.context import ContextPolicy, Observed, Turn, build_messages, shared_prefix
+from guiforge.harness.parser import ParseError, parse_reply
+from guiforge.harness.policies import Policy, TurnInput
+from guiforge.models.base import Message, prompt_hash
+
+SURFACES = {
+    "web": "a web browser with a suite of apps (mail, calendar, contacts, shop, notes, bank, travel, chat)",
+    "mobile": "an Android-style phone with the same apps, driven by touch",
+    "desktop": "a Linux desktop with LibreOffice (Calc, Impress, Writer) on a workspace of files",
+    "tools": "a registry of tools you call with JSON arguments",
+}
+
+
+@cache
+def _template():
+    text = resources.files("guiforge.harness").joinpath("prompts/system.j2").read_text()
+    return Jinja(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False).from_string(text)
+
+
+def system_prompt(domain: str, variant: str | None = None, tools: list[str] | None = None) -> str:
+    actions = sorted(action_set(domain, variant))
+    surface = SURFACES[domain]
+    if domain == "desktop" and variant == "terminal":
+        surface = "a Linux terminal (bash) in a sandbox whose working directory holds the task's files"
+    elif domain == "desktop" and variant == "hybrid":
+        surface += ", plus a terminal (bash) on the same files"
+    return _template().render(
+        surface=surface, domain=domain, variant=variant, grid=domain != "tools" and variant != "terminal",
+        actions=[ACTION_DOCS[a] for a in actions], tools=tools or [],
+    ).strip()
+
+
+@dataclass
+class StepRecord:
+    step_index: int
+    screenshot: bytes | None
+    image_format: str
+    width: int
+    height: int
+    thought: str
+    raw_output: str
+    action: Action | None
+    action_pixels: dict[str, Any] | None
+    feedback: str
+    error: str | None
+    latency_s: float
+    input_tokens: int
+    output_tokens: int
+    prompt_hash: str
+    prefix_messages: int  # leading messages shared with the previous step's prompt
+    prompt_messages: int
+
+
+@dataclass
+class Episode:
+    task_id: str
+    steps: list[StepRecord] = field(default_factory=list)
+    verdict: VerifierResult | None = None
+    env_failure: bool = False
+    error: str | None = None
+    wall_s: float = 0.0
+    answer: str | None = None
+    status: str | None = None
+
+    @property
+    def input_tokens(self) -> int:
+        return sum(s.input_tokens for s in self.steps)
+
+    @property
+    def output_tokens(self) -> int:
+        return sum(s.output_tokens for s in self.steps)
+
+
+def _observed(obs: Observation, feedback: str) -> Observed:
+    return Observed(obs.screenshot, f"image/{obs.format}", obs.text, feedback)
+
+
+def _summary(action: Action | None, feedback: str, error: str | None) -> str:
+    if action is None:
+        return f"(no valid action) {error or ''}".strip()
+    fields = action.model_dump(exclude_none=True)
+    what = " ".join(f"{k}={v}" for k, v in fields.items() if k != "type")
+    return f"{action.type} {what}".strip()[:160] + (f" -> {error}" if error else f" -> {feedback[:80]}" if feedback else "")
+
+
+def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, variant: str | None = None,
+                max_parse_retries: int = 2, tools: list[str] | None = None) -> Episode:
+    started = time.perf_counter()
+    episode = Episode(task.task_id)
+    system = system_prompt(task.domain, variant, tools)
+    history: list[Turn] = []
+    previous: list[Message] = []
+    try:
+        obs = lease.reset(task)
+        feedback = ""
+        for index in range(task.max_steps):
+            messages = build_messages(context, system, task.instruction, history, _observed(obs, feedback))
+            prefix = shared_prefix(previous, messages)
+            previous = messages
+            turn = TurnInput(messages, obs, index)
+            t0 = time.perf_counter()
+            reply = policy.act(turn)
+            in_tok, out_tok = reply.input_tokens, reply.output_tokens
+            action, thought, error = None, "", None
+            for attempt in range(max_parse_retries + 1):
+                try:
+                    thought, action = parse_reply(reply.text, task.domain, variant)
+                    break
+                except ParseError as exc:
+                    error = f"parse failure: {exc}"
+                    if attempt == max_parse_retries:
+                        break
+                    retry = [*messages, Message("assistant", reply.text),
+                             Message("user", f"Your reply could not be used: {exc}. Reply with one JSON action.")]
+                    reply = policy.act(TurnInput(retry, obs, index, retry_error=str(exc)))
+                    in_tok += reply.input_tokens
+                    out_tok += reply.output_tokens
+            latency = time.perf_counter() - t0
+            if action is None:  # recorded as a parse failure, and the episode ends
+                episode.steps.append(StepRecord(index, obs.screenshot, obs.format, obs.width, obs.height, thought,
+                                                reply.text, None, None, "", error, latency, in_tok, out_tok,
+                                                prompt_hash(messages), prefix, len(messages)))
+                episode.error = error
+                break
+            result = lease.step(action)
+            pixels = action_pixels(action, obs.width, obs.height) if obs.width else None
+            episode.steps.append(StepRecord(index, obs.screenshot, obs.format, obs.width, obs.height, thought,
+                                            reply.text, action, pixels, result.feedback, result.error, latency,
+                                            in_tok, out_tok, prompt_hash(messages), prefix, len(messages)))
+            feedback = result.error or result.feedback
+            history.append(Turn(obs.screenshot, f"image/{obs.format}", obs.text, reply.text,
+                                _summary(action, result.feedback, result.error), feedback))
+            obs = result.observation
+            if result.done:
+                episode.answer, episode.status = result.answer, result.status
+                break
+        episode.verdict = lease.evaluate()
+    except EnvFailure as exc:
+        episode.env_failure = True
+        episode.error = f"environment failure: {exc}"
+    episode.wall_s = round(time.perf_counter() - started, 4)
+    return episode

@@ -1,0 +1,160 @@
+"""rollouts: k teacher samples per task in the real environments, through the harness.
+
+The offline teacher is the scripted teacher (reference solution + seeded noise); with a
+teacher model configured, the same stage rolls out that model. Each trajectory records its
+outcome and every step; screenshots are stored once, by hash, in ``images``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Literal
+
+from pydantic import Field
+
+from guiforge.harness.context import ContextPolicy
+from guiforge.harness.policies import Noise
+from guiforge.lake.fingerprint import fingerprint
+from guiforge.stages.base import ShardPlan, Stage, StageConfig
+
+
+class RolloutsConfig(StageConfig):
+    samples: int = Field(default=8, ge=1, le=256, description="rollouts per task (k)")
+    tasks: int | Literal["all"] = Field(default=48, description="a domain-balanced sample of this many tasks, or all")
+    tasks_per_shard: int = Field(default=3, ge=1, le=1000)
+    model_role: str = "teacher"
+    context: ContextPolicy = Field(default_factory=ContextPolicy)
+    noise: Noise = Field(default_factory=Noise)
+    instances_per_domain: int = Field(default=2, ge=1, le=16)
+    max_parse_retries: int = Field(default=2, ge=0, le=10)
+
+
+def balanced_sample(rows: list[dict], n: int | None, seed: int) -> list[dict]:
+    """Round-robin over domains (seeded), preferring skills not yet picked in a domain."""
+    rng = random.Random(seed)
+    by_domain: dict[str, list[dict]] = {}
+    for r in sorted(rows, key=lambda r: r["task_id"]):
+        by_domain.setdefault(r["domain"], []).append(r)
+    for group in by_domain.values():
+        rng.shuffle(group)
+    order: list[dict] = []
+    seen: dict[str, set[str]] = {d: set() for d in by_domain}
+    domains = sorted(by_domain)
+    while any(by_domain.values()) and (n is None or len(order) < n):
+        for d in domains:
+            group = by_domain[d]
+            if not group or (n is not None and len(order) >= n):
+                continue
+            pick = next((r for r in group if r["skill_id"] not in seen[d]), group[0])
+            group.remove(pick)
+            seen[d].add(pick["skill_id"])
+            order.append(pick)
+    return order
+
+
+class RolloutsStage(Stage):
+    kind = "rollouts"
+    config_model = RolloutsConfig
+    description = "k teacher rollouts per task through the harness: trajectories, steps, images"
+    config: RolloutsConfig
+
+    @property
+    def model_role(self) -> str:
+        return self.config.model_role
+
+    def inputs(self) -> list[str]:
+        return ["tasks", "worlds"]
+
+    def outputs(self) -> list[str]:
+        return ["trajectories", "steps", "images"]
+
+    def plan(self, ctx) -> list[ShardPlan]:
+        shards = ctx.input_shards("tasks")
+        rows = []
+        for s in shards:
+            t = ctx.lake.read_shard(s.path, columns=["task_id", "domain", "skill_id"])
+            rows.extend({"task_id": a, "domain": b, "skill_id": c, "path": s.path}
+                        for a, b, c in zip(*(t.column(x).to_pylist() for x in ("task_id", "domain", "skill_id")),
+                                           strict=True))
+        n = None if self.config.tasks == "all" else self.config.tasks
+        chosen = balanced_sample(rows, n, ctx.seed)
+        inputs = [s.fingerprint for s in shards]
+        size = self.config.tasks_per_shard
+        return [ShardPlan(key=f"rollouts[{i}:{i + size}]",
+                          params={"tasks": [[r["task_id"], r["path"]] for r in chosen[i:i + size]]}, inputs=inputs)
+                for i in range(0, len(chosen), size)]
+
+    def policy_for(self, ctx, row: dict, sample: int):
+        from guiforge.harness.policies import ModelPolicy, ScriptedTeacher
+
+        model = ctx.model(self.model_role)
+        if model.offline:
+            return ScriptedTeacher(json.loads(row["reference_json"]), row["domain"], row["variant"], self.config.noise,
+                                   seed=int(fingerprint([ctx.seed, sample], 8), 16), task_id=row["task_id"])
+        return ModelPolicy(ctx.client(self.model_role))
+
+    def run(self, ctx, shard: ShardPlan):
+        from guiforge.lake.blobs import ContentStore, ShardContent
+        from guiforge.stages.task_gates import env_manager, world_index
+
+        manager = env_manager(ctx, self.config.instances_per_domain)
+        worlds = world_index(ctx)
+        images = ShardContent(ctx.resource("images-store", lambda: ContentStore(ctx.lake, "images")))
+        harness = {"context": self.config.context.model_dump(), "noise": self.config.noise.model_dump(),
+                   "max_parse_retries": self.config.max_parse_retries}
+        try:
+            return self._rollouts(ctx, shard, manager, worlds, images, harness)
+        except BaseException:
+            images.abandon()  # claimed frames were never committed: let other shards store them
+            raise
+
+    def _rollouts(self, ctx, shard, manager, worlds, images, harness) -> dict:
+        from guiforge.gates.package_gate import env_spec
+        from guiforge.harness.episode import run_episode, system_prompt
+        from guiforge.models.base import Message
+        from guiforge.models.base import prompt_hash as hash_messages
+        from guiforge.tasks.materialize import task_spec
+
+        cache: dict[str, dict] = {}
+        trajectories, steps = [], []
+        for task_id, path in shard.params["tasks"]:
+            if path not in cache:
+                cache[path] = {r["task_id"]: r for r in ctx.lake.read_shard(path).to_pylist()}
+            row = cache[path][task_id]
+            spec = task_spec(row, worlds[row["world_id"]])
+            system_hash = hash_messages([Message("system", system_prompt(row["domain"], row["variant"]))])
+            with manager.acquire(env_spec(row["domain"], row["variant"])) as lease:
+                for sample in range(self.config.samples):
+                    policy = self.policy_for(ctx, row, sample)
+                    episode = run_episode(lease, spec, policy, self.config.context, row["variant"],
+                                          self.config.max_parse_retries)
+                    trajectory_id = "trj_" + fingerprint([task_id, sample, policy.name, ctx.seed, harness], 14)
+                    verdict = episode.verdict
+                    trajectories.append({
+                        "trajectory_id": trajectory_id, "task_id": task_id, "sample_index": sample,
+                        "success": None if verdict is None else verdict.success,
+                        "score": None if verdict is None else verdict.score,
+                        "env_failure": episode.env_failure, "n_steps": len(episode.steps),
+                        "criteria_json": json.dumps(verdict.as_dict() if verdict else None),
+                        "teacher_model": policy.name,
+                        "harness_json": json.dumps({**harness, "variant": row["variant"], "answer": episode.answer,
+                                                    "status": episode.status}),
+                        "prompt_hash": system_hash, "seed": ctx.seed, "wall_s": episode.wall_s,
+                        "input_tokens": episode.input_tokens, "output_tokens": episode.output_tokens,
+                        "error": episode.error,
+                    })
+                    for s in episode.steps:
+                        sha = images.add_image(s.screenshot, s.image_format)[0] if s.screenshot else None
+                        steps.append({
+                            "trajectory_id": trajectory_id, "step_index": s.step_index, "image_sha256": sha,
+                            "image_width": s.width or None, "image_height": s.height or None,
+                            "thought": s.thought, "raw_output": s.raw_output,
+                            "action": s.action.row() if s.action else None,
+                            "action_pixels_json": json.dumps(s.action_pixels) if s.action_pixels else None,
+                            "feedback": s.feedback, "error": s.error, "latency_s": round(s.latency_s, 4),
+                            "input_tokens": s.input_tokens, "output_tokens": s.output_tokens,
+                            "prompt_hash": s.prompt_hash, "prompt_messages": s.prompt_messages,
+                            "prefix_messages": s.prefix_messages,
+                        })
+        return {"trajectories": trajectories, "steps": steps, "images": images.rows}
