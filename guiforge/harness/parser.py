@@ -93,6 +93,7 @@ def parse_reply(text: str, domain: str, variant: str | None = None) -> tuple[str
         if call is None:
             raise ParseError("no action found: reply with JSON {\"thought\": \"...\", \"action\": {\"type\": ...}}")
         raw = call
+        thought = "\n".join(text.strip().splitlines()[:-1]).strip()
     if thought is None:
         m = _THOUGHT.search(text)
         before = text.split("{", 1)[0].strip()

@@ -1,0 +1,114 @@
+"""Skills -> gated tasks -> rollouts in real Chromium, with the scripted teacher and with a
+teacher model behind each provider's wire format (through the official SDKs)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from guiforge.config import build_pipeline
+from guiforge.lake import Lake
+from guiforge.orchestration.runner import run_pipeline
+from guiforge.testing.model_server import ModelServer
+
+CARD = "mail.reply_invoice_total"
+
+
+def config(name: str, teacher: dict, samples: int, tasks: int, package_gate: bool = True) -> dict:
+    return {
+        "name": name, "seed": 4, "workers": 2,
+        "models": {"world_builder": {"provider": "offline"}, "teacher": teacher},
+        "stages": {
+            "personas": {"count": 4, "shard_size": 2}, "worlds": {},
+            "skills": {"include": [CARD]},
+            "task_candidates": {"per_world": 2}, "task_gates": {"package_gate": package_gate},
+            "rollouts": {"samples": samples, "tasks": tasks, "tasks_per_shard": 2},
+        },
+    }
+
+
+@pytest.fixture(scope="module")
+def scripted_lake(tmp_path_factory) -> Lake:
+    lake = tmp_path_factory.mktemp("rollouts") / "lake"
+    run_pipeline(build_pipeline(config("scripted", {"provider": "offline"}, 8, 4), "x.yaml", lake=str(lake)),
+                 executor="local")
+    return Lake(lake)
+
+
+def test_every_gated_task_passed_its_package_gate(scripted_lake):
+    tasks = scripted_lake.read_table("tasks").to_pylist()
+    assert tasks and all(t["skill_id"] == CARD for t in tasks)
+    for t in tasks:
+        gate = json.loads(t["gate_json"])["package"]
+        assert gate["passed"] and not gate.get("skipped") and gate["actions"] >= 5
+    assert {t["domain"] for t in tasks} == {"web", "mobile"}
+
+
+def test_k_samples_per_task_with_mixed_outcomes(scripted_lake):
+    trajectories = scripted_lake.read_table("trajectories").to_pylist()
+    by_task: dict[str, list[dict]] = {}
+    for t in trajectories:
+        by_task.setdefault(t["task_id"], []).append(t)
+    n_tasks = scripted_lake.read_table("tasks").num_rows
+    assert len(by_task) == min(4, n_tasks) >= 2 and all(len(v) == 8 for v in by_task.values())
+    assert sorted(t["sample_index"] for t in next(iter(by_task.values()))) == list(range(8))
+    assert not any(t["env_failure"] for t in trajectories), [t["error"] for t in trajectories if t["error"]]
+    outcomes = [{t["success"] for t in v} for v in by_task.values()]
+    assert any(o == {True, False} for o in outcomes)  # the noise makes outcomes vary per task
+    assert all(t["teacher_model"] == "offline:scripted-teacher" for t in trajectories)
+
+
+def test_steps_reference_images_stored_once(scripted_lake):
+    steps = scripted_lake.read_table("steps").to_pylist()
+    images = scripted_lake.read_table("images")
+    hashes = images.column("sha256").to_pylist()
+    assert len(hashes) == len(set(hashes))
+    assert {s["image_sha256"] for s in steps} <= set(hashes)
+    assert len(steps) > len(hashes)  # identical frames (the inbox after reset, ...) are shared
+    step = next(s for s in steps if s["action"] and s["action"]["type"] in ("click", "tap"))
+    assert 0 <= step["action"]["x"] <= 999 and step["image_width"] > 0
+    pixels = json.loads(step["action_pixels_json"])
+    assert pixels["width"] == step["image_width"] and 0 <= pixels["x"] < step["image_width"]
+    assert step["thought"] and json.loads(step["raw_output"])["action"]["type"] == step["action"]["type"]
+
+
+class GuiModel:
+    """Plays a teacher model: opens the app, sends one malformed reply, then stops."""
+
+    def __call__(self, provider: str, body: dict) -> str:
+        messages = body["messages"]
+        assistant = [m for m in messages if m["role"] == "assistant"]
+        last = messages[-1]["content"]
+        last_text = last if isinstance(last, str) else " ".join(p.get("text", "") for p in last if p.get("type") == "text")
+        if "could not be used" in last_text:
+            return '{"thought": "Sorry, here it is.", "action": {"type": "terminate", "status": "success"}}'
+        if not assistant:
+            action = {"type": "open_app", "app": "mail"} if "open_app" in json.dumps(body) else {"type": "goto", "text": "mail"}
+            return json.dumps({"thought": "I'll open the mail app.", "action": action})
+        return "I am done, I think"
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_teacher_model_through_each_provider(tmp_path, monkeypatch, provider):
+    monkeypatch.setenv("LOCAL_KEY", "sk-local")
+    with ModelServer(GuiModel()) as server:
+        base = server.openai_base_url if provider == "openai" else server.anthropic_base_url
+        teacher = {"provider": provider, "model": "local-vlm", "base_url": base, "api_key_env": "LOCAL_KEY"}
+        pipeline = build_pipeline(config(f"model-{provider}", teacher, 2, 2, package_gate=False), "x.yaml", lake=str(tmp_path / "lake"))
+        run_pipeline(pipeline, executor="local")
+        lake = Lake(tmp_path / "lake")
+        trajectories = lake.read_table("trajectories").to_pylist()
+        assert len(trajectories) == 4
+        assert all(t["teacher_model"] == f"{provider}:local-vlm" for t in trajectories)
+        assert all(t["input_tokens"] > 0 and t["output_tokens"] > 0 for t in trajectories)
+        assert all(not t["env_failure"] and t["success"] is False for t in trajectories), \
+            [t["error"] for t in trajectories]
+        steps = lake.read_table("steps").to_pylist()
+        assert {s["step_index"] for s in steps} == {0, 1}
+        second = [s for s in steps if s["step_index"] == 1]
+        assert all(s["action"]["type"] == "terminate" for s in second)  # after the parse error was fed back
+        # Screenshots went to the model as images in the provider's own format.
+        kind = "image_url" if provider == "openai" else "image"
+        first = server.requests[0].body["messages"][-1]["content"]
+        assert any(p.get("type") == kind for p in first)
