@@ -20,7 +20,7 @@ Variant = Literal["gui", "terminal", "hybrid"]
 # (web/mobile), keys and cells (desktop GUI), commands (terminal) or tool calls (tools).
 STEP_VERBS = frozenset({
     "open", "click", "double_click", "right_click", "type", "key", "hotkey", "scroll", "select",
-    "wait", "answer", "bash", "call_tool", "terminate", "goto", "cell", "save",
+    "wait", "answer", "bash", "call_tool", "terminate", "goto", "cell", "save", "read",
 })
 
 

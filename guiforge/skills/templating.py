@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from jinja2 import StrictUndefined, pass_context
@@ -67,12 +67,23 @@ def environment() -> SandboxedEnvironment:
     return env
 
 
+@lru_cache(maxsize=4096)
+def _expression(expression: str):
+    return environment().compile_expression(expression, undefined_to_none=False)
+
+
+@lru_cache(maxsize=4096)
+def _template(template: str):
+    return environment().from_string(template)
+
+
 def evaluate(expression: str, context: dict[str, Any]) -> Any:
-    return environment().compile_expression(expression, undefined_to_none=False)(**context)
+    # Compiling is far dearer than evaluating: each card's expressions compile once.
+    return _expression(expression)(**context)
 
 
 def render_text(template: str, context: dict[str, Any]) -> str:
-    return environment().from_string(template).render(**context).strip()
+    return _template(template).render(**context).strip()
 
 
 def render_value(value: Any, context: dict[str, Any]) -> Any:
