@@ -143,6 +143,44 @@ def skills_check(
         raise GuiforgeError(f"{failures} instance(s) failed their gates")
 
 
+tasks_app = typer.Typer(help="Export tasks to JSON (guiforge or OSWorld shape) and import them.",
+                        no_args_is_help=True)
+app.add_typer(tasks_app, name="tasks")
+
+
+@tasks_app.command("export")
+def tasks_export(
+    out_dir: Annotated[Path, typer.Argument(help="folder to write into")],
+    fmt: Annotated[str, typer.Option("--format", help="guiforge (lossless) or osworld")] = "guiforge",
+    lake: LakeOpt = None,
+    run_id: Annotated[str | None, typer.Option("--run-id", help="only this run")] = None,
+) -> None:
+    """Write every task of the lake as a JSON file."""
+    from guiforge.config import load_pipeline
+    from guiforge.lake.store import Lake
+    from guiforge.tasks.io import export_tasks
+
+    if fmt not in ("guiforge", "osworld"):
+        raise GuiforgeError(f"--format: {fmt!r} is not one of guiforge, osworld")
+    n = export_tasks(Lake(lake or load_pipeline(None).config.lake), out_dir, fmt, run_id)
+    out.print(f"exported {n} task(s) to {out_dir} ({fmt})")
+
+
+@tasks_app.command("import")
+def tasks_import(
+    files: Annotated[list[Path], typer.Argument(help="task JSON files (guiforge or OSWorld shape)")],
+    lake: LakeOpt = None,
+    run_id: Annotated[str, typer.Option("--run-id", help="the run to file them under")] = "imported",
+) -> None:
+    """Read JSON task files into the lake's tasks table."""
+    from guiforge.config import load_pipeline
+    from guiforge.lake.store import Lake
+    from guiforge.tasks.io import import_tasks
+
+    n = import_tasks(Lake(lake or load_pipeline(None).config.lake), files, run_id)
+    out.print(f"imported {n} task(s) into run {run_id}")
+
+
 def _print_stats(lake_uri: str, run_id: str | None) -> None:
     from guiforge.catalog import counts, exclusion_reasons, write_catalog
     from guiforge.lake.store import Lake

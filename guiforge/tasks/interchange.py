@@ -1,0 +1,110 @@
+"""Tasks in and out of the lake: guiforge's own JSON (lossless) and OSWorld's task JSON
+(``id, snapshot, instruction, source, config, related_apps, evaluator``).
+
+OSWorld's evaluator names a function; guiforge's rubric is carried as the function
+``guiforge_rubric`` with the criteria as its expected rule, and infeasible tasks use
+OSWorld's own ``infeasible`` evaluator. Desktop files become ``download`` + ``open`` config
+steps (content-addressed by sha256). The full guiforge task rides along under
+``guiforge`` so that an export imports back exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from guiforge.errors import GuiforgeError
+
+FORMAT = "guiforge.task/1"
+JSON_COLUMNS = ("setup", "rubric", "reference", "binding", "gate")
+SCALARS = ("task_id", "world_id", "skill_id", "skill_version", "domain", "variant", "apps", "instruction", "answer",
+           "feasible", "difficulty", "max_steps", "parent_task_id", "round", "author_model", "prompt_hash")
+SNAPSHOTS = {"web": "guiforge-web", "mobile": "guiforge-mobile", "tools": "guiforge-tools"}
+DESKTOP_APPS = {"calc": "libreoffice_calc", "impress": "libreoffice_impress", "writer": "libreoffice_writer",
+                "terminal": "terminal"}
+
+
+def to_guiforge_json(row: dict[str, Any]) -> dict[str, Any]:
+    out = {"format": FORMAT, **{k: row.get(k) for k in SCALARS}}
+    for name in JSON_COLUMNS:
+        raw = row.get(f"{name}_json")
+        out[name] = json.loads(raw) if raw else None
+    out["apps"] = list(out["apps"] or [])
+    return out
+
+
+def from_guiforge_json(data: dict[str, Any], source: str = "<json>") -> dict[str, Any]:
+    if data.get("format") != FORMAT:
+        raise GuiforgeError(f"{source}: format: expected {FORMAT!r}, got {data.get('format')!r}")
+    missing = [k for k in ("task_id", "domain", "instruction") if not data.get(k)]
+    if missing:
+        raise GuiforgeError(f"{source}: {missing[0]}: required field is missing")
+    row = {k: data.get(k) for k in SCALARS}
+    for name in JSON_COLUMNS:
+        row[f"{name}_json"] = json.dumps(data[name]) if data.get(name) is not None else None
+    return row
+
+
+def _config(task: dict[str, Any], files: dict[str, bytes] | None) -> list[dict[str, Any]]:
+    setup = task.get("setup") or {}
+    if task["domain"] == "desktop" and files:
+        from guiforge.lake.fingerprint import sha256_bytes
+
+        steps: list[dict[str, Any]] = [{"type": "download", "parameters": {"files": [
+            {"url": f"guiforge-blob://sha256/{sha256_bytes(data)}", "path": f"/home/user/{name}"}
+            for name, data in sorted(files.items())]}}]
+        if setup.get("open"):
+            steps.append({"type": "open", "parameters": {"path": f"/home/user/{setup['open']}"}})
+        return steps
+    return [{"type": "guiforge_setup", "parameters": {"domain": task["domain"], "world_id": task.get("world_id"),
+                                                       "setup": setup}}]
+
+
+def to_osworld(row: dict[str, Any], files: dict[str, bytes] | None = None) -> dict[str, Any]:
+    task = to_guiforge_json(row)
+    if task["feasible"] is False:
+        evaluator: dict[str, Any] = {"func": "infeasible"}
+    else:
+        evaluator = {"func": "guiforge_rubric", "result": {"type": "guiforge_final_state"},
+                     "expected": {"type": "rule", "rules": {"rubric": task["rubric"], "answer": task["answer"]}}}
+    apps = [DESKTOP_APPS.get(a, a) for a in task["apps"]] if task["domain"] == "desktop" else task["apps"]
+    return {
+        "id": task["task_id"],
+        "snapshot": SNAPSHOTS.get(task["domain"], apps[0] if apps else "desktop"),
+        "instruction": task["instruction"],
+        "source": f"guiforge:{task['skill_id']}@{task['skill_version']}",
+        "config": _config(task, files),
+        "trajectory": "trajectories/",
+        "related_apps": apps,
+        "evaluator": evaluator,
+        "proxy": False,
+        "fixed_ip": False,
+        "possibility_of_env_change": "low",
+        "guiforge": task,
+    }
+
+
+def from_osworld(data: dict[str, Any], source: str = "<osworld>") -> dict[str, Any]:
+    """An OSWorld task exported by guiforge imports exactly; a foreign one imports when its
+    evaluator is ``infeasible`` (its other evaluators are OSWorld functions guiforge's
+    verifier does not run)."""
+    for key in ("id", "instruction", "evaluator"):
+        if key not in data:
+            raise GuiforgeError(f"{source}: {key}: required OSWorld field is missing")
+    if isinstance(data.get("guiforge"), dict):
+        row = from_guiforge_json(data["guiforge"], source)
+        if row["task_id"] != data["id"] or row["instruction"] != data["instruction"]:
+            raise GuiforgeError(f"{source}: id/instruction differ from the embedded guiforge task; edit one, not both")
+        return row
+    func = data["evaluator"].get("func")
+    if func != "infeasible":
+        raise GuiforgeError(f"{source}: evaluator.func: {func!r} is an OSWorld function guiforge cannot verify; "
+                            "only guiforge exports and infeasible tasks import")
+    apps = list(data.get("related_apps") or [])
+    return from_guiforge_json({
+        "format": FORMAT, "task_id": data["id"], "world_id": None, "skill_id": f"osworld.{data.get('snapshot', 'task')}",
+        "skill_version": "1", "domain": "desktop", "variant": "gui", "apps": apps, "instruction": data["instruction"],
+        "answer": None, "feasible": False, "difficulty": "medium", "max_steps": 15, "parent_task_id": None,
+        "round": 0, "author_model": None, "prompt_hash": None, "setup": {"osworld_config": data.get("config", [])},
+        "rubric": [], "reference": [{"do": "terminate", "status": "infeasible"}], "binding": None, "gate": None,
+    }, source)

@@ -1,0 +1,71 @@
+"""Export tasks from the lake to JSON files, and import JSON task files into the lake."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from guiforge.errors import GuiforgeError
+from guiforge.lake.fingerprint import fingerprint
+from guiforge.lake.store import Lake
+from guiforge.lake.writer import ShardCommit, commit_shard
+from guiforge.tasks.interchange import (
+    from_guiforge_json,
+    from_osworld,
+    to_guiforge_json,
+    to_osworld,
+)
+
+
+def _world(lake: Lake, world_id: str | None, cache: dict[str, str]):
+    """The task's world (its files are rebuilt from it); worlds are read once."""
+    from guiforge.worlds.model import World
+
+    if not cache:
+        table = lake.read_table("worlds", columns=["world_id", "world_json"])
+        cache.update(zip(table.column("world_id").to_pylist(), table.column("world_json").to_pylist(), strict=True))
+    js = cache.get(world_id or "")
+    return World.model_validate_json(js) if js else None
+
+
+def export_tasks(lake: Lake, out: Path, fmt: str = "guiforge", run_id: str | None = None) -> int:
+    rows = lake.read_table("tasks", run_id=run_id).to_pylist()
+    out.mkdir(parents=True, exist_ok=True)
+    worlds: dict[str, str] = {}
+    index: dict[str, list[str]] = {}
+    for row in rows:
+        if fmt == "guiforge":
+            path = out / f"{row['task_id']}.json"
+            path.write_text(json.dumps(to_guiforge_json(row), indent=1, ensure_ascii=False))
+            continue
+        files = None
+        setup = json.loads(row["setup_json"] or "{}")
+        if row["domain"] == "desktop" and setup.get("files"):
+            world = _world(lake, row["world_id"], worlds)
+            if world is not None:
+                from guiforge.preparers.files import prepare_workspace
+
+                files = {k: v for k, v in prepare_workspace(world, setup["files"]).items() if isinstance(v, bytes)}
+        task = to_osworld(row, files)
+        folder = out / "examples" / task["snapshot"]
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{task['id']}.json").write_text(json.dumps(task, indent=1, ensure_ascii=False))
+        index.setdefault(task["snapshot"], []).append(task["id"])
+    if fmt == "osworld":
+        (out / "test_all.json").write_text(json.dumps(index, indent=1))
+    return len(rows)
+
+
+def import_tasks(lake: Lake, files: list[Path], run_id: str = "imported") -> int:
+    rows = []
+    for path in files:
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise GuiforgeError(f"{path}: cannot read a JSON task ({exc})") from None
+        row = from_osworld(data, str(path)) if "evaluator" in data else from_guiforge_json(data, str(path))
+        rows.append(row)
+    if rows:
+        fp = fingerprint(sorted(r["task_id"] for r in rows))
+        commit_shard(lake, ShardCommit("import", run_id, fp, f"import[{len(rows)}]"), {"tasks": rows})
+    return len(rows)

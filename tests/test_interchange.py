@@ -1,0 +1,78 @@
+"""Tasks round-trip through guiforge's JSON and OSWorld's task JSON."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from guiforge.errors import GuiforgeError
+from guiforge.lake import Lake, ShardCommit, commit_shard
+from guiforge.tasks.interchange import (
+    from_guiforge_json,
+    from_osworld,
+    to_guiforge_json,
+    to_osworld,
+)
+from guiforge.tasks.io import export_tasks, import_tasks
+
+
+def row(task_id: str, domain: str = "desktop", feasible: bool = True) -> dict:
+    return {
+        "task_id": task_id, "world_id": "wld_1", "skill_id": "calc.fill_total", "skill_version": "2",
+        "domain": domain, "variant": "gui" if domain == "desktop" else None, "apps": ["calc"],
+        "instruction": "Put the total into B9 of report.xlsx and save it.", "answer": None,
+        "setup_json": json.dumps({"files": {"documents": ["report"]}, "open": "report.xlsx"}),
+        "rubric_json": json.dumps([{"id": "total", "description": "", "weight": 1.0, "required": True,
+                                    "check": {"fn": "xlsx_cell_equals", "path": "report.xlsx", "cell": "B9", "value": 412.5}}]),
+        "reference_json": json.dumps([{"do": "hotkey", "keys": ["ctrl", "s"]}]),
+        "binding_json": json.dumps({"binding": {"doc": "document_id=report"}}), "gate_json": json.dumps({"package": {"passed": True}}),
+        "feasible": feasible, "difficulty": "easy", "max_steps": 10, "parent_task_id": None, "round": 0,
+        "author_model": None, "prompt_hash": None,
+    }
+
+
+def test_guiforge_json_is_lossless():
+    original = row("tsk_1")
+    assert from_guiforge_json(json.loads(json.dumps(to_guiforge_json(original)))) == original
+
+
+def test_osworld_shape_and_round_trip():
+    original = row("tsk_2")
+    task = to_osworld(original, files={"report.xlsx": b"PK fake"})
+    assert set(task) >= {"id", "snapshot", "instruction", "source", "config", "related_apps", "evaluator"}
+    assert task["snapshot"] == "libreoffice_calc" and task["related_apps"] == ["libreoffice_calc"]
+    download, opened = task["config"]
+    assert download["type"] == "download" and download["parameters"]["files"][0]["path"] == "/home/user/report.xlsx"
+    assert opened == {"type": "open", "parameters": {"path": "/home/user/report.xlsx"}}
+    assert task["evaluator"]["func"] == "guiforge_rubric"
+    assert from_osworld(json.loads(json.dumps(task))) == original
+
+
+def test_infeasible_tasks_use_osworlds_own_evaluator():
+    assert to_osworld(row("tsk_3", feasible=False))["evaluator"] == {"func": "infeasible"}
+    foreign = {"id": "abc", "snapshot": "chrome", "instruction": "Install the moon.", "config": [],
+               "related_apps": ["chrome"], "evaluator": {"func": "infeasible"}}
+    imported = from_osworld(foreign)
+    assert imported["feasible"] is False and json.loads(imported["reference_json"]) == [{"do": "terminate", "status": "infeasible"}]
+
+
+def test_foreign_evaluators_are_refused_with_the_field():
+    foreign = {"id": "x", "instruction": "y", "evaluator": {"func": "compare_table"}}
+    with pytest.raises(GuiforgeError, match="evaluator.func: 'compare_table'"):
+        from_osworld(foreign, "task.json")
+
+
+def test_export_and_import_through_the_lake(tmp_path):
+    lake = Lake(tmp_path / "lake")
+    rows = [row("tsk_a", "web"), row("tsk_b", "web", feasible=False)]
+    commit_shard(lake, ShardCommit("task_gates", "r1", "fp", "k"), {"tasks": rows})
+    for fmt in ("guiforge", "osworld"):
+        out = tmp_path / fmt
+        assert export_tasks(lake, out, fmt) == 2
+        files = sorted(out.rglob("tsk_*.json"))
+        other = Lake(tmp_path / f"lake-{fmt}")
+        assert import_tasks(other, files) == 2
+        back = sorted(other.read_table("tasks").drop(["run_id"]).to_pylist(), key=lambda r: r["task_id"])
+        assert back == sorted(rows, key=lambda r: r["task_id"])
+    assert json.loads((tmp_path / "osworld" / "test_all.json").read_text()) == {"guiforge-web": ["tsk_a", "tsk_b"]}
