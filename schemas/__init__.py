@@ -152,6 +152,7 @@ TABLES: dict[str, TableSpec] = {
                 _f("source", pa.string()),
                 _f("author_model", pa.string()),
                 _f("prompt_hash", pa.string()),
+                _f("author_calls", pa.int32()),
             ],
             ("skill_id",),
         ),

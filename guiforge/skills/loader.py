@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from guiforge.errors import ConfigError
 from guiforge.skills.card import SkillCard
 from guiforge.skills.templating import environment
-from guiforge.yamlfile import describe_validation_error, line_of, load_yaml
+from guiforge.yamlfile import describe_validation_error, line_of, load_yaml, parse_yaml
 
 
 def _strings(value: Any, loc: tuple) -> list[tuple[tuple, str]]:
@@ -26,20 +26,30 @@ def _strings(value: Any, loc: tuple) -> list[tuple[tuple, str]]:
 
 
 def load_card(path: Path, root: Path | None = None) -> SkillCard:
+    data, lines = load_yaml(path)
+    card = validate_card(data, lines, str(path))
+    expected = f"{path.parent.name}.{path.stem}"
+    if root is not None and card.id != expected:
+        raise ConfigError(str(path), "id", f"is {card.id!r} but the file says {expected!r} (skills/<app>/<skill>.yaml)",
+                          line_of(lines, ("id",)))
+    return card
+
+
+def parse_card(text: str, name: str) -> SkillCard:
+    """A card from YAML text (a model's proposal): the same checks as a card on disk."""
+    data, lines = parse_yaml(text, name)
+    return validate_card(data, lines, name)
+
+
+def validate_card(data, lines: dict, name: str) -> SkillCard:
     from guiforge.verify.checks import CHECKS
 
-    data, lines = load_yaml(path)
-    name = str(path)
     if not isinstance(data, dict):
         raise ConfigError(name, "", "a skill card must be a YAML mapping")
     try:
         card = SkillCard.model_validate(data)
     except ValidationError as exc:
         raise describe_validation_error(exc, name, lines) from None
-    expected = f"{path.parent.name}.{path.stem}"
-    if root is not None and card.id != expected:
-        raise ConfigError(name, "id", f"is {card.id!r} but the file says {expected!r} (skills/<app>/<skill>.yaml)",
-                          line_of(lines, ("id",)))
     for i, criterion in enumerate(card.rubric):
         fn = criterion.check["fn"]
         if fn not in CHECKS:

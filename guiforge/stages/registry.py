@@ -5,6 +5,7 @@ from __future__ import annotations
 from guiforge.stages.base import Stage
 from guiforge.stages.personas import PersonasStage
 from guiforge.stages.rollouts import RolloutsStage
+from guiforge.stages.skill_author import SkillAuthorStage
 from guiforge.stages.skills import SkillsStage
 from guiforge.stages.task_gates import TaskGatesStage
 from guiforge.stages.tasks import TaskCandidatesStage
@@ -12,5 +13,5 @@ from guiforge.stages.worlds import WorldsStage
 
 STAGES: dict[str, type[Stage]] = {
     cls.kind: cls for cls in (PersonasStage, WorldsStage, SkillsStage, TaskCandidatesStage, TaskGatesStage,
-                               RolloutsStage)
+                               RolloutsStage, SkillAuthorStage)
 }

@@ -19,7 +19,7 @@ class TaskCandidatesConfig(StageConfig):
     domains: list[Literal["web", "mobile", "desktop", "tools"]] = Field(default_factory=lambda: list(DOMAINS))
 
 
-def candidate_row(c, gate: dict | None = None) -> dict:
+def candidate_row(c, gate: dict | None = None, author: dict | None = None) -> dict:
     return {
         "task_id": c.task_id, "world_id": c.world_id, "skill_id": c.skill_id, "skill_version": c.skill_version,
         "domain": c.domain, "variant": c.variant, "apps": c.apps, "instruction": c.instruction,
@@ -27,7 +27,8 @@ def candidate_row(c, gate: dict | None = None) -> dict:
         "reference_json": json.dumps(c.reference, default=str), "answer": c.answer,
         "binding_json": json.dumps({"binding": c.binding, "leaks": c.leaks}, default=str),
         "feasible": c.feasible, "difficulty": c.difficulty, "max_steps": c.max_steps,
-        "parent_task_id": None, "round": 0, "author_model": None, "prompt_hash": None,
+        "parent_task_id": None, "round": 0, "author_model": (author or {}).get("author_model"),
+        "prompt_hash": (author or {}).get("prompt_hash"),
         "gate_json": json.dumps(gate or {}),
     }
 
@@ -83,6 +84,8 @@ class TaskCandidatesStage(Stage):
         rows = [r for p in shard.params["skills"] for r in ctx.lake.read_shard(p).to_pylist()]
         cards = [c for _, c in sorted(cards_from_rows(rows).items())
                  if set(c.domains) & set(self.config.domains)]
+        # Tasks from model-proposed cards carry the model and prompt that wrote the card.
+        authors = {r["skill_id"]: r for r in rows if r.get("source") == "model"}
         out, excluded = [], []
         for world_id, world in sorted(load_worlds(ctx, shard.params["worlds"]).items()):
             pool = []
@@ -98,5 +101,6 @@ class TaskCandidatesStage(Stage):
                     excluded.append(exclusion_row(self.name, "file", "; ".join(problems[:3]), candidate.task_id,
                                                   "task_candidates", {"problems": problems, "skill_id": candidate.skill_id}))
                     continue
-                out.append(candidate_row(candidate, {"file": "pass" if candidate.setup.get("files") else "n/a"}))
+                out.append(candidate_row(candidate, {"file": "pass" if candidate.setup.get("files") else "n/a"},
+                                         authors.get(candidate.skill_id)))
         return {"task_candidates": out, "exclusions": excluded}
