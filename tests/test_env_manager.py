@@ -1,0 +1,117 @@
+"""The environment manager's own logic: warm pool reuse, deadlines, lease expiry and
+replacement of a broken instance. A minimal in-process adapter stands in for a browser so
+each behaviour can be provoked on purpose (the real adapters have their own tests)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from guiforge.envs import Action, Deadlines, EnvFailure, EnvManager, EnvSpec, TaskSpec
+from guiforge.envs.base import Environment, FinalState, Observation, StepResult
+
+
+class Counter(Environment):
+    """A counter app: 'click' increments; 'wait' sleeps (to hang past a deadline)."""
+
+    domain = "web"
+    started = 0
+
+    def start(self) -> None:
+        Counter.started += 1
+        self.value = 0
+        self.thread = threading.get_ident()
+
+    def reset(self, task: TaskSpec) -> Observation:
+        self._same_thread()
+        self.value = int(task.setup.get("start", 0))
+        return self.observe()
+
+    def observe(self) -> Observation:
+        return Observation(text=str(self.value))
+
+    def step(self, action: Action) -> StepResult:
+        self._same_thread()
+        if action.type == "wait":
+            time.sleep(float(action.amount or 0))
+        elif action.type == "click":
+            self.value += 1
+        return StepResult(self.observe(), feedback="ok")
+
+    def final_state(self) -> FinalState:
+        return FinalState(apps={"counter": {"value": self.value}})
+
+    def close(self) -> None:
+        pass
+
+    def _same_thread(self) -> None:
+        assert threading.get_ident() == self.thread, "adapters are used from their own actor thread only"
+
+
+TASK = TaskSpec(task_id="t", domain="web", instruction="click twice", setup={"start": 1},
+                rubric=[{"id": "three", "check": {"fn": "state_equals", "path": "counter.value", "value": 3}}])
+SPEC = EnvSpec(domain="web")
+
+
+@pytest.fixture
+def manager():
+    Counter.started = 0
+    m = EnvManager({"web": Counter}, Deadlines(step_s=0.5, lease_ttl_s=0.3), max_instances=2)
+    yield m
+    m.close()
+
+
+def test_lease_reset_step_evaluate_and_warm_reuse(manager):
+    with manager.acquire(SPEC) as lease:
+        assert lease.reset(TASK).text == "1"
+        assert not lease.evaluate().success
+        lease.step(Action(type="click", x=1, y=1))
+        lease.step(Action(type="click", x=1, y=1))
+        assert lease.evaluate().success
+    with manager.acquire(SPEC) as lease:  # the warm instance comes back
+        assert lease.reset(TASK).text == "1"
+    assert Counter.started == 1 and manager.stats.reused == 1
+
+
+def test_a_step_past_its_deadline_is_an_env_failure_and_the_instance_is_replaced(manager):
+    lease = manager.acquire(SPEC)
+    lease.reset(TASK)
+    with pytest.raises(EnvFailure, match="deadline"):
+        lease.step(Action(type="wait", amount=2))
+    lease.release()
+    assert manager.stats.replaced == 1
+    with manager.acquire(SPEC) as fresh:
+        assert fresh.reset(TASK).text == "1"
+    assert Counter.started == 2
+
+
+def test_an_idle_lease_expires_and_its_instance_is_reclaimed(manager):
+    first = manager.acquire(SPEC)
+    second = manager.acquire(SPEC)
+    time.sleep(0.4)
+    third = manager.acquire(SPEC, timeout_s=5)  # the pool was full; the expired leases are reclaimed
+    with pytest.raises(EnvFailure, match="expired"):
+        first.reset(TASK)
+    assert manager.stats.expired == 2
+    third.release()
+    second.release()
+
+
+def test_pool_limit_blocks_until_a_lease_is_released(manager):
+    a, b = manager.acquire(SPEC), manager.acquire(SPEC)
+    with pytest.raises(EnvFailure, match="no web environment free"):
+        manager.acquire(SPEC, timeout_s=0.2)
+    threading.Timer(0.1, a.release).start()
+    c = manager.acquire(SPEC, timeout_s=5)
+    c.release()
+    b.release()
+
+
+def test_prewarm_starts_instances_up_front(manager):
+    manager.prewarm(SPEC, 2)
+    assert Counter.started == 2
+    with manager.acquire(SPEC), manager.acquire(SPEC):
+        pass
+    assert Counter.started == 2
