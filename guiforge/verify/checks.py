@@ -322,21 +322,36 @@ def record_count(state: FinalState, path: str, where: dict[str, Any] | None = No
     return n >= min and (max is None or n <= max)
 
 
+def _value_from(state: FinalState, value: Any, value_from: str | None) -> Any:
+    """``value``, or the first value at the state path ``value_from`` (None when there is none):
+    for what the task cannot know in advance, e.g. the flight number a booking got."""
+    if value_from is None:
+        return value
+    found = select(state.apps, value_from)
+    return found[0] if found else None
+
+
 @check("record_equals")
-def record_equals(state: FinalState, path: str, field: str, value: Any, where: dict[str, Any] | None = None,
-                  expect: str = "any", tolerance: float = 0.005) -> bool:
-    """Some (``expect: any``) or every (``all``) matching record has ``field`` equal to ``value``;
-    with ``all`` there must be at least one matching record."""
+def record_equals(state: FinalState, path: str, field: str, value: Any = None, where: dict[str, Any] | None = None,
+                  expect: str = "any", tolerance: float = 0.005, value_from: str | None = None) -> bool:
+    """Some (``expect: any``) or every (``all``) matching record has ``field`` equal to ``value``
+    (or to the value at ``value_from``); with ``all`` there must be at least one matching record."""
+    value = _value_from(state, value, value_from)
+    if value is None:
+        return False
     records = matching(state, path, where)
     hits = [any(_same(v, value, tolerance) for v in select(r, field)) for r in records]
     return bool(hits) and (all(hits) if expect == "all" else any(hits))
 
 
 @check("record_mentions")
-def record_mentions(state: FinalState, path: str, value: Any, field: str | None = None,
-                    where: dict[str, Any] | None = None, kind: str = "text") -> bool:
-    """Some value at ``field`` of a matching record states ``value`` (see ``mentions``);
-    ``value`` may be a list: one value must state all of them."""
+def record_mentions(state: FinalState, path: str, value: Any = None, field: str | None = None,
+                    where: dict[str, Any] | None = None, kind: str = "text", value_from: str | None = None) -> bool:
+    """Some value at ``field`` of a matching record states ``value`` (see ``mentions``), or the
+    value at ``value_from``; ``value`` may be a list: one value must state all of them."""
+    value = _value_from(state, value, value_from)
+    if value is None:
+        return False
     wanted = value if isinstance(value, list) else [value]
     return any(all(mentions(v, w, kind) for w in wanted) for v in _field_values(matching(state, path, where), field))
 
@@ -386,3 +401,86 @@ def record_is_extreme(state: FinalState, path: str, by: str, key: str, target: s
     best = pick(float(select(r, by)[0]) for r in records)
     winners = [v for r in records if abs(float(select(r, by)[0]) - best) < 0.005 for v in select(r, key)]
     return any(_same(t, w, 0.005) for t in select(state.apps, target) for w in winners)
+
+
+_MONTH = (r"(?:january|february|march|april|may|june|july|august|september|october|november"
+          r"|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\b\.?")
+_DATE_OR_TIME = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b"  # ISO dates and date-times
+    r"|\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b"  # 16/07/2025, 7.16.2025
+    r"|\b\d{1,2}(?:st|nd|rd|th)?(?: of)? " + _MONTH + r"(?:,? \d{4})?"  # 16 July 2025
+    + r"|\b" + _MONTH + r" \d{1,2}(?:st|nd|rd|th)?\b(?:,? \d{4})?"  # July 16th, 2025
+    + r"|\b\d{1,2}:\d{2}\b",  # 11:00
+    re.IGNORECASE,
+)
+
+
+@check("answer_mentions_count")
+def answer_mentions_count(state: FinalState, value: int) -> bool:
+    """The answer states the whole number ``value``; numbers inside dates and clock times do
+    not count (so "from 2025-07-16 to 2025-07-23" does not state 7 or 16)."""
+    from guiforge.worlds.formats import find_number
+
+    if state.answer is None:
+        return False
+    return find_number(_DATE_OR_TIME.sub(" ", state.answer), float(value))
+
+
+_PHONE_LIKE = re.compile(r"\+?\(?\d[\d\s().\-/]{4,}\d(?:\s*(?:x|ext\.?)\s*\d+)?", re.IGNORECASE)
+
+
+def _phone_digits(text: str) -> set[str]:
+    """The digit strings a written phone number stands for: with and without a "(0)" trunk
+    prefix that international forms (+44 (0)121 ...) carry and people often drop."""
+    return {re.sub(r"\D", "", form) for form in (text, text.replace("(0)", ""))}
+
+
+def _mentions_phone(text: str, value: str) -> bool:
+    want = _phone_digits(value)
+    return any(_phone_digits(m.group()) & want for m in _PHONE_LIKE.finditer(text))
+
+
+@check("answer_mentions_phone")
+def answer_mentions_phone(state: FinalState, value: str) -> bool:
+    """The answer states the phone number ``value``; spaces, dashes, dots and brackets may
+    differ ("+39 0585 536027" and "+390585536027" are the same number)."""
+    return state.answer is not None and _mentions_phone(state.answer, value)
+
+
+@check("file_mentions_phone")
+def file_mentions_phone(state: FinalState, path: str, value: str) -> bool:
+    """The workspace file at ``path`` states the phone number ``value`` (any punctuation)."""
+    f = _workspace_file(state, path)
+    return f.is_file() and _mentions_phone(f.read_text(errors="replace"), value)
+
+
+@check("csv_cell_equals")
+def csv_cell_equals(state: FinalState, path: str, row: int, column: str | int, value: Any,
+                    delimiter: str = ",", tolerance: float = 0.005) -> bool:
+    """A CSV cell read strictly with ``delimiter`` (no sniffing, so a file still split by
+    ";" fails a "," check). ``row`` counts data rows from 0 below the header; ``column`` is a
+    header name or a 0-based index."""
+    import csv
+    import io
+
+    f = _workspace_file(state, path)
+    if not f.is_file():
+        return False
+    rows = list(csv.reader(io.StringIO(f.read_text(errors="replace"), newline=""), delimiter=delimiter))
+    if not rows:
+        return False
+    header, data = rows[0], rows[1:]
+    index = column if isinstance(column, int) else (header.index(column) if column in header else -1)
+    if not 0 <= row < len(data) or not 0 <= index < len(data[row]):
+        return False
+    return _same(data[row][index], value, tolerance)
+
+
+@check("answer_mentions_word")
+def answer_mentions_word(state: FinalState, value: str) -> bool:
+    """The answer contains ``value`` as whole words (case-insensitive): "Yes" matches
+    "mostly yes." but not "yesterday", which a plain substring test would accept."""
+    if state.answer is None:
+        return False
+    want = re.escape(normalize(value))
+    return re.search(rf"(?<!\w){want}(?!\w)", normalize(state.answer)) is not None

@@ -1,0 +1,206 @@
+"""LibreOffice in the sandbox, drawn on our X server.
+
+``soffice.bin`` runs directly (no ``oosplash`` launcher, so killing it needs no process
+hunt) inside bubblewrap with the same view as the terminal: ``/workspace`` writable, the
+rest of the system read-only or absent, so its file dialogs cannot browse the host either.
+It reaches the X server only through its socket file (the sandbox has no network, which
+also hides X's abstract socket). Each episode gets a fresh copy of the template profile.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import subprocess
+import time
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
+
+from guiforge.envs.base import EnvFailure
+from guiforge.envs.desktop.profile import SOFFICE, copy_profile, ensure_template
+from guiforge.envs.desktop.setup import App
+from guiforge.envs.desktop.xserver import XServer
+from guiforge.envs.sandbox import GUI_LIMITS, Bind, MiB, Sandbox
+from guiforge.envs.sandbox.bwrap import WORKDIR, Spawned
+
+PROFILE_MOUNT = "/profile"
+APP_FLAGS = {"calc": "--calc", "impress": "--impress", "writer": "--writer"}
+APP_TITLES = {"calc": "LibreOffice Calc", "impress": "LibreOffice Impress",
+              "writer": "LibreOffice Writer"}
+ANY_DOCUMENT = "^.+ - LibreOffice( [A-Za-z/]+)?$"
+# a CSV opened by name skips the import dialog: comma-separated, double quotes, UTF-8
+CSV_FILTER = "--infilter=CSV:44,34,76,1"
+TSV_FILTER = "--infilter=CSV:9,34,76,1"
+GUI_TMP = 256 * MiB  # LibreOffice writes temporary copies of documents while saving
+
+
+class Office:
+    def __init__(self, sandbox: Sandbox, x: XServer, profile_dir: Path):
+        self.sandbox, self.x, self.profile_dir = sandbox, x, profile_dir
+        self.log_path = profile_dir.parent / f"{profile_dir.name}.log"
+        self.template: Path | None = None
+        self._box: Spawned | None = None
+        self.window_s = 0.0  # the last launch: until the window was mapped
+        self.launch_cpu_s = 0.0
+
+    def prepare(self) -> None:
+        """Build (once per machine) or find the warmed-up template profile."""
+        self.template = ensure_template(self.x.width, self.x.height, self._warm_up)
+
+    def _spawn(self, profile: Path, args: list[str]) -> Spawned:
+        binds = [Bind(self.x.socket, str(self.x.socket), writable=True),
+                 Bind(profile, PROFILE_MOUNT, writable=True)]
+        if Path("/var/cache/fontconfig").is_dir():
+            binds.append(Bind(Path("/var/cache/fontconfig"), "/var/cache/fontconfig"))
+        with self._log() as log:
+            return self.sandbox.spawn(
+                [str(SOFFICE), f"-env:UserInstallation=file://{PROFILE_MOUNT}", "--norestore",
+                 "--nologo", "--nolockcheck", *args],
+                binds=binds, limits=replace(GUI_LIMITS, tmp_bytes=GUI_TMP),
+                # HOME in the private /tmp: dconf and fontconfig caches stay out of the workspace
+                env={"DISPLAY": self.x.name, "SAL_USE_VCLPLUGIN": "gen", "HOME": "/tmp"},
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+
+    def _log(self):
+        """LibreOffice's and bwrap's stderr, truncated per launch, quoted in errors."""
+        return open(self.log_path, "wb")
+
+    def log_tail(self) -> str:
+        try:
+            text = self.log_path.read_text(errors="replace").strip()
+        except OSError:
+            return "no log"
+        return text[-400:] or "no output"
+
+    def _warm_up(self, profile: Path) -> None:
+        """Initialise a new profile: the headless start that creates it (it exits with 81,
+        'restart me'), then one GUI start per app so their first-start work is done."""
+        if os.geteuid() == 0:
+            for root, dirs, files in os.walk(profile):
+                for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
+                    os.lchown(name, self.sandbox.user.uid, self.sandbox.user.gid)
+        for _ in range(3):
+            box = self._spawn(profile, ["--headless", "--terminate_after_init"])
+            if box.proc.wait(timeout=120) == 0:
+                break
+        else:
+            raise EnvFailure(f"LibreOffice could not initialise a profile in {profile} "
+                             f"(exit code {box.proc.returncode}): {self.log_tail()}")
+        for app in APP_FLAGS:
+            box = self._spawn(profile, [APP_FLAGS[app]])
+            try:
+                title = f"Untitled 1 - {APP_TITLES[app]}"
+                self._wait_for(box, title, timeout_s=60)
+                self.x.wait_for_content(timeout_s=30)
+                time.sleep(1.0)  # first-start work (render self-tests, caches) runs when idle
+                self._quit_through_ui(box, title)
+            finally:
+                box.kill()
+
+    def _quit_through_ui(self, box: Spawned, title: str, timeout_s: float = 60.0) -> None:
+        """Ctrl+Q, repeated until LibreOffice exits: quitting (not killing) makes it write
+        its profile; a busy LibreOffice may miss the first keystroke."""
+        until = time.monotonic() + timeout_s
+        while box.alive() and time.monotonic() < until:
+            if self.x.visible_windows("^" + re.escape(title) + "$"):
+                self.x.xdotool("search", "--onlyvisible", "--name", "^" + re.escape(title) + "$",
+                               "windowfocus", "key", "ctrl+q")
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                box.proc.wait(timeout=3)
+        if box.alive():
+            raise EnvFailure(f"LibreOffice did not quit during the profile warm-up "
+                             f"(windows: {self.x.window_names()})")
+
+    # -- per episode ---------------------------------------------------------------------
+    def launch(self, app: App, document: str | None, timeout_s: float = 30.0) -> float:
+        """Start LibreOffice on ``document`` (workspace-relative) or a new ``app`` document
+        and wait until its window shows; returns the seconds that took."""
+        if self.template is None:
+            raise EnvFailure("Office.launch before prepare()")
+        self.stop()
+        started = time.monotonic()
+        copy_profile(self.template, self.profile_dir, self.sandbox.user.uid, self.sandbox.user.gid)
+        for stale in self.sandbox.workspace.path.rglob(".~lock.*"):
+            stale.unlink()
+        if document is None:
+            args, title = [APP_FLAGS[app]], f"Untitled 1 - {APP_TITLES[app]}"
+        else:
+            suffix = PurePosixPath(document).suffix.lower()
+            filters = {".csv": [CSV_FILTER], ".tsv": [TSV_FILTER]}.get(suffix, [])
+            args = [*filters, f"{WORKDIR}/{document}"]
+            # any document window: LibreOffice may title it from the file's metadata, or
+            # open it in another module than the suffix suggests (.html -> Writer/Web)
+            title = ANY_DOCUMENT
+        self._box = self._spawn(self.profile_dir, args)
+        self._wait_for(self._box, title, timeout_s)
+        self.window_s = time.monotonic() - started
+        self.x.wait_for_content(timeout_s=max(1.0, timeout_s - (time.monotonic() - started)))
+        # CPU seconds LibreOffice needed to get here: the wall time on an idle machine
+        self.launch_cpu_s = self.cpu_ticks() / os.sysconf("SC_CLK_TCK")
+        return time.monotonic() - started
+
+    def _wait_for(self, box: Spawned, title: str, timeout_s: float) -> None:
+        pattern = title if title == ANY_DOCUMENT else "^" + re.escape(title) + "$"
+        until = time.monotonic() + timeout_s
+        while time.monotonic() < until:
+            if not box.alive():
+                raise EnvFailure(f"LibreOffice exited with code {box.proc.returncode} before its "
+                                 f"window {title!r} showed: {self.log_tail()}")
+            if self.x.visible_windows(pattern):
+                return
+            time.sleep(0.02)
+        shown = self.x.window_names()
+        raise EnvFailure(f"LibreOffice window {title!r} did not show within {timeout_s:.0f}s "
+                         f"(visible: {shown}); a dialog may be blocking it")
+
+    def cpu_ticks(self) -> int:
+        """CPU time (clock ticks) used so far by everything in LibreOffice's sandbox."""
+        total = 0
+        for pid in self._box.pids() if self._box else []:
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as f:
+                    fields = f.read().rpartition(b")")[2].split()
+                total += int(fields[11]) + int(fields[12])  # utime + stime
+            except (OSError, IndexError, ValueError):
+                continue
+        return total
+
+    def saving(self) -> bool:
+        """LibreOffice saves into a temporary ``lu*.tmp`` next to the document, then
+        renames it over the document: while one exists, the file on disk is the old one."""
+        return any(self.sandbox.workspace.path.rglob("lu*.tmp"))
+
+    def wait_idle(self, quiet_s: float = 0.2, timeout_s: float = 5.0) -> bool:
+        """Wait until LibreOffice used no CPU for ``quiet_s`` and is not saving; False if
+        it was still busy at ``timeout_s``."""
+        if not self.running():
+            return True
+        until = time.monotonic() + timeout_s
+        last, quiet_since = self.cpu_ticks(), time.monotonic()
+        while time.monotonic() < until:
+            time.sleep(0.05)
+            now, ticks = time.monotonic(), self.cpu_ticks()
+            if ticks != last or self.saving():
+                last, quiet_since = ticks, now
+            elif now - quiet_since >= quiet_s:
+                return True
+        return False
+
+    def running(self) -> bool:
+        return self._box is not None and self._box.alive()
+
+    def crashed(self) -> int | None:
+        """The exit code if LibreOffice died on its own (a signal or an error), else None.
+        Exit code 0 means the agent closed it, which is not a fault."""
+        if self._box is None:
+            return None
+        code = self._box.proc.poll()
+        return code if code not in (None, 0) else None
+
+    def stop(self) -> None:
+        """Kill LibreOffice and everything it started; returns once they are gone, so no
+        window of this episode outlives it."""
+        box, self._box = self._box, None
+        if box is not None:
+            box.kill()

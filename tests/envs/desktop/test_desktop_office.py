@@ -1,0 +1,161 @@
+"""Real LibreOffice on Xvfb, driven with xdotool: edit, save through the keep-format dialog,
+verify from the file on disk, reset, and crash replacement through the manager. Few tests,
+each doing a whole episode, because every LibreOffice launch costs about a second."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import time
+
+import pytest
+from docx import Document
+from PIL import Image
+
+from guiforge.envs import Action, EnvFailure, EnvManager, EnvSpec, to_grid
+from guiforge.envs.desktop import DesktopEnv
+from guiforge.envs.sandbox.procs import pids_of_user
+from guiforge.verify import score_rubric
+
+W, H = 1280, 720
+CELL_D2 = to_grid(331, 153, W, H)  # column D, row 2 of Calc's grid at 100% zoom
+D2_IS_30 = {"fn": "xlsx_cell_equals", "path": "report.xlsx", "cell": "D2", "value": 30}
+
+
+def click(x: int, y: int) -> Action:
+    return Action(type="click", x=x, y=y)
+
+
+def save_keeping_format(env: DesktopEnv) -> None:
+    env.step(Action(type="hotkey", keys=["ctrl", "s"]))
+    _wait_for_window(env, "Confirm File Format")
+    # the dialog's default button is "Use Excel 2007-365!" / "Use Word 2007-365!"
+    env.step(Action(type="key", keys=["enter"]))
+    _wait_for_window(env, "Confirm File Format", gone=True)
+
+
+def _wait_for_window(env: DesktopEnv, title: str, gone: bool = False, timeout_s: float = 15) -> None:
+    until = time.monotonic() + timeout_s
+    while time.monotonic() < until:
+        if (title in env.x.window_names()) != gone:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"window {title!r} {'still shows' if gone else 'never showed'}: "
+                         f"{env.x.window_names()}")
+
+
+def _explain(env: DesktopEnv, tmp_path) -> str:
+    """What the screen and the workspace looked like, for a failure message."""
+    shot = tmp_path / "screen.png"
+    shot.write_bytes(env.x.png(env.x.grab()))
+    files = sorted(p.name for p in env.workspace.path.iterdir())
+    return f"windows={env.x.window_names()} files={files} screenshot={shot}"
+
+
+def test_calc_edit_counts_only_once_saved_and_reset_restores(hybrid_env, task, xlsx_bytes, tmp_path):
+    env = hybrid_env
+    t = task("calc-d2", {"files": {"report.xlsx": xlsx_bytes}, "open": "report.xlsx"}, [D2_IS_30])
+    obs = env.reset(t)
+    assert (obs.width, obs.height) == (W, H)
+    assert Image.open(io.BytesIO(obs.screenshot)).size == (W, H)
+    assert not score_rubric(t.rubric, env.final_state()).success
+
+    env.step(click(*CELL_D2))
+    typed = env.step(Action(type="type", text="30\n"))
+    assert typed.error is None
+    # typed but not saved: the file on disk is unchanged, so the task is not done
+    assert not score_rubric(t.rubric, env.final_state()).success
+    save_keeping_format(env)
+    assert score_rubric(t.rubric, env.final_state()).success, _explain(env, tmp_path)
+
+    # hybrid: the terminal sees the saved file; LibreOffice stays up
+    listing = env.step(Action(type="bash", text="ls report.xlsx && id -un"))
+    assert listing.observation.text == "report.xlsx\nagent\n"
+    assert listing.observation.screenshot is not None
+
+    env.reset(t)
+    state = env.final_state()
+    assert (state.workspace / "report.xlsx").read_bytes() == xlsx_bytes
+    assert not score_rubric(t.rubric, state).success
+
+
+def test_writer_edit_saved_as_docx(hybrid_env, task, docx_bytes, tmp_path):
+    env = hybrid_env
+    t = task("writer-approve", {"files": {"memo.docx": docx_bytes}, "open": "memo.docx"},
+             [{"fn": "docx_contains", "path": "memo.docx", "text": "Approved by Dana"}])
+
+    env.reset(t)
+    assert not score_rubric(t.rubric, env.final_state()).success
+    env.step(Action(type="hotkey", keys=["ctrl", "end"]))  # cursor to the end of the text
+    env.step(Action(type="type", text="\nApproved by Dana"))
+    save_keeping_format(env)
+    result = score_rubric(t.rubric, env.final_state())
+    paragraphs = [p.text for p in Document(str(env.workspace.path / "memo.docx")).paragraphs]
+    assert result.success, (paragraphs, _explain(env, tmp_path))
+    assert paragraphs[-1] == "Approved by Dana"  # the typed newline started a paragraph
+
+
+def test_hybrid_bash_fix_is_what_the_verifier_reads(hybrid_env, task):
+    env = hybrid_env
+    t = task("csv-hybrid", {"files": {"sales.csv": {"text": "name;amount\nalice;10\n"}},
+                            "open": "sales.csv"},
+             [{"fn": "csv_cell_equals", "path": "sales.csv", "row": 0, "column": "amount", "value": 10}])
+    obs = env.reset(t)
+    assert obs.screenshot is not None and obs.text == ""
+    assert not score_rubric(t.rubric, env.final_state()).success
+    fixed = env.step(Action(type="bash", text="sed -i 's/;/,/g' sales.csv"))
+    assert fixed.error is None
+    state = env.final_state()
+    assert state.terminal[-1]["command"] == "sed -i 's/;/,/g' sales.csv"
+    assert score_rubric(t.rubric, state).success
+    # the terminal cannot reach the X server to drive the GUI behind the agent's back
+    probe = env.step(Action(type="bash", text="ls /tmp/.X11-unix; xdotool getmouselocation"))
+    assert probe.error is not None and "No such file or directory" in probe.observation.text
+
+
+def _soffice_pids(env: DesktopEnv) -> list[int]:
+    pids = []
+    for pid in pids_of_user(env.sandbox.user.uid):
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().strip() == "soffice.bin":
+                    pids.append(pid)
+        except OSError:
+            continue
+    return pids
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="finds soffice.bin by its dedicated sandbox uid")
+def test_manager_replaces_a_desktop_whose_apps_crash(task, xlsx_bytes):
+    t = task("crash", {"files": {"report.xlsx": xlsx_bytes}, "open": "report.xlsx"}, [D2_IS_30])
+    spec = EnvSpec(domain="desktop", variant="gui")
+    with EnvManager({"desktop": DesktopEnv}, max_instances=1) as manager:
+        lease = manager.acquire(spec)
+        lease.reset(t)
+        first = lease.env
+        for pid in _soffice_pids(first):
+            os.kill(pid, signal.SIGKILL)
+        with pytest.raises(EnvFailure, match="LibreOffice died"):
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:  # the kill lands asynchronously
+                lease.step(click(*CELL_D2))
+        lease.release()
+        assert manager.stats.replaced == 1
+
+        lease = manager.acquire(spec)
+        assert lease.env is not first
+        lease.reset(t)
+        second = lease.env
+        os.kill(second.x._proc.pid, signal.SIGKILL)  # the X server itself goes away
+        second.x._proc.wait(timeout=10)
+        with pytest.raises(EnvFailure, match="X server"):
+            lease.observe()
+        lease.release()
+        assert manager.stats.replaced == 2
+
+        with manager.acquire(spec) as lease:
+            obs = lease.reset(t)
+            assert obs.screenshot is not None
+            verdict = lease.evaluate()  # through the out-of-process verifier
+            assert verdict.criteria == {"c0": 0} and not verdict.success
