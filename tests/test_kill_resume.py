@@ -29,6 +29,12 @@ SHARDS = 20  # per stage
 
 
 @pytest.fixture(scope="module")
+def prefect_home(tmp_path_factory) -> str:
+    """One Prefect database for the module: only the first server start migrates it."""
+    return str(tmp_path_factory.mktemp("prefect-home"))
+
+
+@pytest.fixture(scope="module")
 def reference(tmp_path_factory) -> dict[str, list]:
     """An uninterrupted run of the same config (engine without Prefect: same shards)."""
     lake = tmp_path_factory.mktemp("reference") / "lake"
@@ -91,12 +97,12 @@ def start_and_kill_mid_stage(config: Path, lake_dir: Path, env: dict, manifests:
     assert not any(alive(p) for p in server_pids), "orphaned Prefect server"
 
 
-def test_sigkill_mid_stage_then_rerun(tmp_path, reference):
+def test_sigkill_mid_stage_then_rerun(tmp_path, reference, prefect_home):
     """Killed in the middle of personas, rerun and killed in the middle of worlds, rerun."""
     config = tmp_path / "killme.yaml"
     config.write_text(yaml.safe_dump(CONFIG))
     lake_dir = tmp_path / "lake"
-    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect-home")}
+    env = {**os.environ, "PREFECT_HOME": prefect_home}
     run_dir = lake_dir / "_manifest" / f"run={build_pipeline(CONFIG, 'x').run_id}"
 
     start_and_kill_mid_stage(config, lake_dir, env, run_dir / "personas")
@@ -118,3 +124,44 @@ def test_sigkill_mid_stage_then_rerun(tmp_path, reference):
         assert not differing, f"{table}: {len(differing)} rows differ, e.g. {str(differing[0])[:300]}"
     leftovers = [p for p in lake_dir.rglob("*") if ".tmp-" in p.name]
     assert leftovers == []
+
+
+ROLLOUTS = {
+    "name": "killrollouts", "seed": 6, "workers": 2,
+    "models": {"world_builder": {"provider": "offline"}, "teacher": {"provider": "offline"}},
+    "stages": {
+        "personas": {"count": 4, "shard_size": 4}, "worlds": {},
+        "skills": {"include": ["mail.reply_invoice_total"]},
+        "task_candidates": {"per_world": 2}, "task_gates": {"package_gate": False},
+        "rollouts": {"samples": 3, "tasks": 4, "tasks_per_shard": 1},
+    },
+}
+
+
+def test_sigkill_during_rollouts_keeps_finished_trajectories(tmp_path, prefect_home):
+    config = tmp_path / "rollouts.yaml"
+    config.write_text(yaml.safe_dump(ROLLOUTS))
+    lake_dir = tmp_path / "lake"
+    env = {**os.environ, "PREFECT_HOME": prefect_home}
+    manifests = lake_dir / "_manifest" / f"run={build_pipeline(ROLLOUTS, 'x').run_id}" / "rollouts"
+
+    proc = guiforge(config, lake_dir, env)
+    deadline = time.monotonic() + 300
+    while not (manifests.exists() and list(manifests.glob("*.json"))):
+        assert proc.poll() is None, proc.stdout.read().decode()[-2000:]
+        assert time.monotonic() < deadline, "rollouts never committed a shard"
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    finished = {p.name: p.read_text() for p in manifests.glob("*.json")}
+    planned = Lake(lake_dir).read_table("tasks").num_rows
+    assert 1 <= len(finished) < min(planned, 4)
+
+    rerun = guiforge(config, lake_dir, env)
+    output = rerun.communicate(timeout=600)[0].decode()
+    assert rerun.returncode == 0, output[-3000:]
+    # Shards committed before the kill were not collected again: their entries are untouched.
+    assert {p.name: p.read_text() for p in manifests.glob("*.json") if p.name in finished} == finished
+    trajectories = Lake(lake_dir).read_table("trajectories").to_pylist()
+    ids = [t["trajectory_id"] for t in trajectories]
+    assert len(ids) == len(set(ids)) == 3 * min(planned, 4)

@@ -39,8 +39,10 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def temporary_server(timeout_s: float = 60.0) -> Iterator[str | None]:
+def temporary_server(timeout_s: float | None = None) -> Iterator[str | None]:
     """Yield the API URL to use; start a server only if none is configured."""
+    # A first start migrates a fresh database, which takes long on a busy machine.
+    timeout_s = timeout_s or float(os.environ.get("GUIFORGE_PREFECT_START_TIMEOUT", "240"))
     if os.environ.get("PREFECT_API_URL"):
         yield os.environ["PREFECT_API_URL"]
         return

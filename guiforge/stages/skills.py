@@ -52,9 +52,14 @@ class SkillsStage(Stage):
             return SKILLS_DIR
         return path if path.is_absolute() else PROJECT_ROOT / path
 
-    def plan(self, ctx) -> list[ShardPlan]:
-        # The cards' bytes are part of the shard's identity: editing a card re-runs it.
+    def selected_files(self) -> list[Path]:
         files = sorted(self.folder().glob("*/*.yaml"))
+        chosen = [f for f in files if self.config.include == "all" or f"{f.parent.name}.{f.stem}" in self.config.include]
+        return [f for f in chosen if f"{f.parent.name}.{f.stem}" not in self.config.exclude]
+
+    def plan(self, ctx) -> list[ShardPlan]:
+        # The selected cards' bytes are part of the shard's identity: editing one re-runs it.
+        files = self.selected_files()
         digest = sha256_bytes(b"".join(f.read_bytes() for f in files))
         return [ShardPlan(key="skills", params={"cards": digest, "n": len(files)})]
 
