@@ -8,7 +8,10 @@ from collections.abc import Iterable
 
 from guiforge.worlds.formats import find_number, parse_amounts
 
-_QUOTED = re.compile(r"[\"“”‘’«»]([^\"“”‘’«»]{3,120})[\"“”‘’«»]|'([^']{3,120})'(?!\w)")
+# Double or typographic quotes; a single quote counts only when it is not an apostrophe
+# (not between letters: "What's", "Parents' evening").
+_QUOTED = re.compile(r"[\"“”«»]([^\"“”«»]{3,120})[\"“”«»]|(?<!\w)['‘]([^'‘’]{3,120})['’](?!\w)")
+_NUMERIC = re.compile(r"^[\s$€£¥₹%+-]*[\d.,\s']+[\s$€£¥₹%A-Z]{0,4}$")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -25,7 +28,7 @@ def leaks(instruction: str, secrets: Iterable[str]) -> list[str]:
         if not secret:
             continue
         amounts = parse_amounts(secret)
-        if amounts and len(normalize(secret).split()) <= 2:
+        if amounts and _NUMERIC.match(secret):  # "412.50", "412,50 €": compare as a number
             if find_number(instruction, amounts[0]):
                 found.append(secret)
         elif normalize(secret) and normalize(secret) in normalize(instruction):

@@ -64,11 +64,28 @@ def world_context(world: World) -> dict[str, Any]:
         "attachment": lambda email, kind=None: next(
             (d for a in email.attachments for d in world.documents
              if d.document_id == a and (kind is None or d.kind == kind)), None),
+        # what the preparers will write, per file: a dirty CSV's dirt, a script's bug and output
+        "workspace_manifest": lambda spec: workspace_manifest(world, spec),
+        "fx_rate": lambda src, dst: _fx_rate(world, src, dst),
         "round": round,
         "sum": sum,
         "len": len,
         "sorted": sorted,
     }
+
+
+def workspace_manifest(world: World, spec: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Path -> the preparers' ``FileInfo`` (as a dict) for a workspace spec, so a card can check
+    exactly the dirt a CSV holds or what a fixed script prints."""
+    from guiforge.preparers.files import build_workspace
+
+    return {name: info.model_dump() for name, info in build_workspace(world, spec).manifest.items()}
+
+
+def _fx_rate(world: World, src: str, dst: str) -> float:
+    from guiforge.envs.tools.currency import world_rate
+
+    return world_rate(world, src, dst)
 
 
 def _empty(value: Any) -> bool:

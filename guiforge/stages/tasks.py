@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from guiforge.errors import GuiforgeError
 from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
 
 DOMAINS = ("web", "mobile", "desktop", "tools")
@@ -49,7 +50,10 @@ def file_problems(candidate, world) -> list[str]:
     from guiforge.gates.file_gate import check_files
     from guiforge.preparers.files import prepare_workspace
 
-    files = {name: data for name, data in prepare_workspace(world, spec).items() if isinstance(data, bytes)}
+    try:
+        files = {name: data for name, data in prepare_workspace(world, spec).items() if isinstance(data, bytes)}
+    except (GuiforgeError, ValueError, KeyError) as exc:  # a card whose workspace spec does not fit this world
+        return [f"workspace spec: {exc}"]
     facts = []
     for name, key in candidate.setup.get("file_facts", []):
         try:

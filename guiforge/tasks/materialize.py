@@ -4,6 +4,7 @@ stays small and every rebuild gives the same state."""
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -19,13 +20,24 @@ def _files(world: World, spec: Any) -> dict[str, Any]:
     return prepare_workspace(world, spec)
 
 
+def _tools_file(data: Any) -> Any:
+    if not isinstance(data, bytes):
+        return data
+    try:
+        return data.decode("utf-8") if b"\x00" not in data else {"base64": base64.b64encode(data).decode()}
+    except UnicodeDecodeError:
+        return {"base64": base64.b64encode(data).decode()}
+
+
 def build_setup(domain: str, apps: list[str], setup: dict[str, Any], world: World) -> dict[str, Any]:
     if domain in ("web", "mobile"):
         from guiforge.preparers.web_apps import web_setup
 
         return web_setup(world, apps=setup.get("apps") or apps, start=setup.get("start"))
     if domain == "tools":
-        out: dict[str, Any] = {"world": json.loads(world.model_dump_json()), "files": _files(world, setup.get("files"))}
+        # The tools env takes text as is and binary files (xlsx, pdf, png...) as base64.
+        files = {name: _tools_file(data) for name, data in _files(world, setup.get("files")).items()}
+        out: dict[str, Any] = {"world": json.loads(world.model_dump_json()), "files": files}
         if setup.get("tools"):
             out["tools"] = setup["tools"]
         return out

@@ -99,13 +99,19 @@ def file_exists(state: FinalState, path: str) -> bool:
     return _workspace_file(state, path).is_file()
 
 
-def _file_text(state: FinalState, path: str) -> str | None:
-    """The text of a workspace file through its own library (xlsx, docx, pptx, pdf, csv...)."""
+OFFICE_SUFFIXES = (".xlsx", ".docx", ".pptx", ".pdf", ".ods", ".odt", ".odp")
+
+
+def _file_text(state: FinalState, path: str, parsed: bool = False) -> str | None:
+    """A workspace file's text: office files through their own library; text files as
+    they are (``parsed=True`` also reads CSV through the csv module, cells tab-separated)."""
     from guiforge.preparers.file_read import FileReadError, read_file_text
 
     f = _workspace_file(state, path)
     if not f.is_file():
         return None
+    if f.suffix.lower() not in OFFICE_SUFFIXES and not parsed:
+        return f.read_text(errors="replace")
     try:
         return read_file_text(f.name, f.read_bytes())
     except FileReadError:
@@ -182,8 +188,9 @@ def state_mentions_number(state: FinalState, path: str, value: float) -> bool:
 def file_mentions_number(state: FinalState, path: str, value: float) -> bool:
     from guiforge.worlds.formats import find_number
 
-    text = _file_text(state, path)
-    return text is not None and find_number(text, float(value))
+    # Parsed as well as raw: a number right after a CSV comma is only found once cells are split.
+    texts = [_file_text(state, path), _file_text(state, path, parsed=True)]
+    return any(t is not None and find_number(t, float(value)) for t in texts)
 
 
 @check("answer_mentions_number")
@@ -484,3 +491,7 @@ def answer_mentions_word(state: FinalState, value: str) -> bool:
         return False
     want = re.escape(normalize(value))
     return re.search(rf"(?<!\w){want}(?!\w)", normalize(state.answer)) is not None
+
+
+# checks over office files and the workspace (desktop tasks) live in their own module
+from guiforge.verify import office_checks  # noqa: E402, F401

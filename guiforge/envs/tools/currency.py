@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
 from guiforge.envs.tools.context import ToolContext
 from guiforge.envs.tools.registry import ToolError, tool
+from guiforge.worlds.model import World
 
 FX_FACT = re.compile(r"^fx[_.:-]([A-Za-z]{3})[_.:-]([A-Za-z]{3})$")
 Code = Annotated[str, Field(pattern=r"^[A-Za-z]{3}$", description="ISO 4217 code such as EUR")]
@@ -129,3 +131,9 @@ def exchange_rates(ctx: ToolContext, base: Code | None = None) -> RateTable:
     code = (base or (ctx.world.currency if ctx.world else "USD")).upper()
     rates = {c: round(_rate(table, code, c), 8) for c in sorted(table)}
     return RateTable(base=code, rates=rates, source=source, note=note)
+
+
+def world_rate(world: World | None, src: str, dst: str) -> float:
+    """The rate ``convert_currency`` uses in this world (for skill cards' expected answers)."""
+    table, _, _ = rate_table(ToolContext(workspace=Path("."), world=world))
+    return _rate(table, src.upper(), dst.upper())
