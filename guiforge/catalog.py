@@ -105,3 +105,25 @@ def exclusion_reasons(lake: Lake, run_id: str | None = None, limit: int = 20) ->
         ).fetchall()
     finally:
         con.close()
+
+
+def rollout_summary(lake: Lake, run_id: str | None = None) -> list[tuple]:
+    """Per domain: tasks rolled out, trajectories, success rate, share of tasks whose
+    samples disagree (mixed outcomes), environment failures."""
+    tasks, trajectories = table_source(lake, "tasks"), table_source(lake, "trajectories")
+    if not (tasks and trajectories):
+        return []
+    con = connect(lake)
+    where = f"WHERE r.run_id = {_quote(run_id)}" if run_id else ""
+    try:
+        return con.execute(f"""
+            WITH per_task AS (
+                SELECT t.domain, r.task_id, count(*) AS n, avg(r.success::INT) AS rate,
+                       sum(r.env_failure::INT) AS faults
+                FROM {trajectories} r JOIN {tasks} t USING (task_id) {where}
+                GROUP BY t.domain, r.task_id)
+            SELECT domain, count(*) AS tasks, sum(n) AS trajectories, round(avg(rate), 3) AS success_rate,
+                   round(avg((rate > 0 AND rate < 1)::INT), 3) AS mixed_share, sum(faults) AS env_failures
+            FROM per_task GROUP BY domain ORDER BY domain""").fetchall()
+    finally:
+        con.close()

@@ -182,7 +182,7 @@ def tasks_import(
 
 
 def _print_stats(lake_uri: str, run_id: str | None) -> None:
-    from guiforge.catalog import counts, exclusion_reasons, write_catalog
+    from guiforge.catalog import counts, exclusion_reasons, rollout_summary, write_catalog
     from guiforge.lake.store import Lake
 
     lake = Lake(lake_uri)
@@ -204,6 +204,14 @@ def _print_stats(lake_uri: str, run_id: str | None) -> None:
         for stage, gate, n, reason in reasons:
             ex.add_row(stage, gate, str(n), (reason or "")[:90])
         out.print(ex)
+    summary = rollout_summary(lake, run_id)
+    if summary:
+        ro = Table(title="rollouts by domain")
+        for col in ("domain", "tasks", "trajectories", "success rate", "mixed outcomes", "env failures"):
+            ro.add_column(col, justify="left" if col == "domain" else "right")
+        for row in summary:
+            ro.add_row(*(str(v) for v in row))
+        out.print(ro)
     catalog = write_catalog(lake)
     if catalog:
         out.print(f"DuckDB catalog: {catalog}  (duckdb {catalog} -c 'SELECT count(*) FROM worlds')")
