@@ -10,7 +10,7 @@ import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from playwright.sync_api import (
     Browser,
@@ -44,9 +44,18 @@ class BrowserSession:
     context: BrowserContext
     page: Page
     cdp: CDPSession
-    router: Router
+    router: RouterLike
     pids: list[int] = field(default_factory=list)  # the browser process (its own group)
     driver_pid: int | None = None  # Playwright's node driver that launched it
+
+    def renew(self, options: dict[str, Any], router: RouterLike,
+              prepare: Callable[[BrowserContext], None] | None = None) -> None:
+        """Swap in a fresh context (new cookies, storage, cache, history) with its router."""
+        old = self.context
+        self.context, self.page, self.cdp = open_context(self.browser, options, router, prepare)
+        self.router = router
+        with contextlib.suppress(Exception):
+            old.close()
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -93,25 +102,47 @@ def _is_driver(pid: int | None) -> bool:
         return False
 
 
-def launch(context_options: Callable[[Playwright], dict[str, Any]]) -> BrowserSession:
+class RouterLike(Protocol):
+    """What serves a context's requests: :class:`Router` (the apps) or a replay router."""
+
+    blocked: list[str]
+
+    def install(self, context: BrowserContext) -> None: ...
+
+
+def open_context(browser: Browser, options: dict[str, Any], router: RouterLike,
+                 prepare: Callable[[BrowserContext], None] | None = None) -> tuple[BrowserContext, Page, CDPSession]:
+    """One isolated context with its router, one page and a CDP session on it; ``prepare``
+    runs on the context before the page exists (clocks, init scripts)."""
+    context = browser.new_context(
+        service_workers="block", accept_downloads=False, locale="en-US", timezone_id="UTC", **options,
+    )
+    try:
+        router.install(context)
+        if prepare is not None:
+            prepare(context)
+        page = context.new_page()
+        page.on("dialog", lambda d: d.dismiss())  # the apps never open native dialogs
+        return context, page, context.new_cdp_session(page)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            context.close()
+        raise
+
+
+def launch(context_options: Callable[[Playwright], dict[str, Any]],
+           args: tuple[str, ...] = CHROMIUM_ARGS) -> BrowserSession:
     """Start Playwright and Chromium; ``context_options`` gets Playwright (for its device
     descriptors) and returns the options of the one context."""
     if not Path(CHROMIUM).exists():
         raise RuntimeError(f"Chromium not found at {CHROMIUM}; apt-get install chromium or set GUIFORGE_CHROMIUM")
     pw = sync_playwright().start()
     try:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_ARGS), headless=True)
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=list(args), headless=True)
         info = browser.new_browser_cdp_session().send("SystemInfo.getProcessInfo")
         pids = [p["id"] for p in info["processInfo"] if p["type"] == "browser"]
-        context = browser.new_context(
-            service_workers="block", accept_downloads=False, locale="en-US", timezone_id="UTC",
-            **context_options(pw),
-        )
         router = Router()
-        router.install(context)
-        page = context.new_page()
-        page.on("dialog", lambda d: d.dismiss())  # the apps never open native dialogs
-        cdp = context.new_cdp_session(page)
+        context, page, cdp = open_context(browser, context_options(pw), router)
     except BaseException:
         with contextlib.suppress(Exception):
             pw.stop()

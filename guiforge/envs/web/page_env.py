@@ -3,7 +3,11 @@ screenshots, element geometry for ``Observation.debug``, and the final app state
 
 ``reset`` never creates a context: it loads the task's state into the running page
 (``window.guiforge.loadState``), clears storage and cookies, drops the back history and
-focus, so a reset costs one evaluate plus one screenshot.
+focus, so a reset costs one evaluate (load + element scan) plus one screenshot.
+
+Page scripts run through CDP's ``Runtime.evaluate`` and return one JSON string: Playwright's
+``page.evaluate`` serialises arguments and results value by value, which made the element scan
+cost ~22 ms of CPU (driver + Python) against ~5 ms this way (``python bench/web_env.py``).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from playwright.sync_api import Playwright
 from guiforge.envs.actions import Action, to_grid, to_pixels
 from guiforge.envs.apps import APP_NAMES, app_info
 from guiforge.envs.base import Environment, EnvSpec, FinalState, Observation, StepResult, TaskSpec
-from guiforge.envs.web.browser import BrowserSession, launch
+from guiforge.envs.web.browser import CHROMIUM_ARGS, BrowserSession, launch
 from guiforge.envs.web.routing import APP_ORIGIN
 
 
@@ -26,18 +30,30 @@ class ActionError(Exception):
     """The agent's action could not be carried out (not an environment fault)."""
 
 
-# The state travels as one JSON string: Playwright's structured argument serialisation of a
-# 35 KB object costs ~60 ms, a string ~1 ms.
-_LOAD = ("(text) => { if (!window.guiforge) return null; const s = JSON.parse(text);"
-         " return window.guiforge.loadState(s.apps, s.system, s.start, true); }")
-_INSPECT = "() => window.guiforge ? {elements: guiforge.elements(), focus: guiforge.focusInfo(), path: guiforge.path()} : null"
-_HIT = "([x, y]) => window.guiforge ? guiforge.hit(x, y) : null"
+_INSPECT_BODY = "({elements: guiforge.elements(), focus: guiforge.focusInfo(), path: guiforge.path()})"
+_INSPECT = f"() => window.guiforge ? {_INSPECT_BODY} : null"
+# Load and element scan share one round trip. The scan waits one task first: some views
+# finish in a setTimeout(0) (the chat log scrolls to its end), and the screenshot that
+# follows shows them finished.
+_RESET = ("async (text) => { if (!window.guiforge) return null; const s = JSON.parse(text);"
+          " guiforge.loadState(s.apps, s.system, s.start, true);"
+          " await new Promise((r) => setTimeout(r, 0));"
+          f" return {_INSPECT_BODY}; }}")
+_HIT = "(x, y) => window.guiforge ? guiforge.hit(x, y) : null"
+_FOCUS = "() => window.guiforge ? guiforge.focusInfo() : {editable: false}"
 _SETTLE = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
 
 
 class PageEnv(Environment):
     """Base of :class:`WebEnv` and :class:`MobileEnv`; subclasses define the context
     options and the action executors."""
+
+    chromium_args: tuple[str, ...] = CHROMIUM_ARGS
+    # Page functions for the element scan, the hit test and the focus probe (the apps'
+    # window.guiforge; a replayed site brings its own, see guiforge.envs.replay).
+    scan_script: str = _INSPECT
+    hit_script: str = _HIT
+    focus_script: str = _FOCUS
 
     def __init__(self, spec: EnvSpec, image_format: str = "png", jpeg_quality: int = 80,
                  screenshot_scale: str = "device"):
@@ -54,7 +70,6 @@ class PageEnv(Environment):
         self.css_size = (0, 0)
         self.scale = 1.0  # screenshot pixels per CSS pixel
         self.dpr = 1.0
-        self._seed_cache: tuple[int, str] | None = None  # (id of the setup dict, its JSON)
 
     # -- subclass hooks ----------------------------------------------------------------
     def context_options(self, pw: Playwright) -> dict[str, Any]:
@@ -75,7 +90,7 @@ class PageEnv(Environment):
         return self.session
 
     def start(self) -> None:
-        self.session = launch(self.context_options)
+        self.session = launch(self.context_options, args=self.chromium_args)
         self.s.page.goto(APP_ORIGIN + "/", wait_until="load")
         vw, vh, dpr = self.s.page.evaluate("() => [innerWidth, innerHeight, devicePixelRatio]")
         self.css_size = (vw, vh)
@@ -118,32 +133,44 @@ class PageEnv(Environment):
             raise ValueError(f"task {task.task_id}: unknown web apps {unknown}; known: {', '.join(APP_NAMES)}")
         system = dict(task.setup.get("system", {}))
         start = self.start_route(task)
-        page = self.s.page
         self.task, self.answer, self.status = task, None, None
-        seed = self._seed_json(task.setup, apps, system, start)
-        if not page.url.startswith(APP_ORIGIN) or page.evaluate(_LOAD, seed) is None:
-            page.goto(APP_ORIGIN + start, wait_until="load")  # the page left the apps: reload them
-            page.evaluate(_LOAD, seed)
+        # Serialised on every reset (~0.3 ms): a cache keyed on the setup object would serve
+        # stale state for a dict mutated in place or a new dict at a recycled id().
+        seed = json.dumps({"apps": apps, "system": system, "start": start})
+        self.clear_input()  # before the scan, so hover state cannot differ from the screenshot
+        info = self.js(_RESET, seed) if self.s.page.url.startswith(APP_ORIGIN) else None
+        if info is None:  # the page left the apps (or never loaded them): reload them
+            self.s.page.goto(APP_ORIGIN + start, wait_until="load")
+            info = self.js(_RESET, seed)
+            if info is None:
+                raise RuntimeError(f"the apps page did not load at {APP_ORIGIN + start}; check guiforge/envs/apps/static")
         # loadState cleared storage and cookies in the page; the back history lives in the browser
         self.s.cdp.send("Page.resetNavigationHistory")
-        self.after_reset()
-        return self.observe()
+        return self.observation(self.screenshot(), info)
 
-    def _seed_json(self, setup: dict[str, Any], apps: dict, system: dict, start: str) -> str:
-        """The seed as JSON, serialised once per setup object (resets repeat the same task)."""
-        if self._seed_cache is None or self._seed_cache[0] != id(setup):
-            self._seed_cache = (id(setup), json.dumps({"apps": apps, "system": system, "start": start}))
-        return self._seed_cache[1]
+    def js(self, function: str, *args: Any) -> Any:
+        """Call a page function through CDP; its result comes back as one JSON string."""
+        call = f"(async () => JSON.stringify(await ({function})({', '.join(json.dumps(a) for a in args)})))()"
+        reply = self.s.cdp.send("Runtime.evaluate", {"expression": call, "returnByValue": True, "awaitPromise": True})
+        if "exceptionDetails" in reply:
+            details = reply["exceptionDetails"]
+            message = details.get("exception", {}).get("description") or details.get("text")
+            raise RuntimeError(f"page script failed on {self.s.page.url}: {message}")
+        value = reply["result"].get("value")
+        return None if value is None else json.loads(value)
 
-    def after_reset(self) -> None:
+    def clear_input(self) -> None:
         """Subclass hook: clear input-device state (hover, touch) left by the last episode."""
 
     def observe(self) -> Observation:
-        page = self.s.page
         shot = self.screenshot()
+        return self.observation(shot, self.js(self.scan_script))
+
+    def observation(self, shot: bytes, info: dict[str, Any] | None) -> Observation:
+        """Screenshot + the page's element scan -> Observation (geometry in screenshot pixels)."""
+        info = info or {"elements": [], "focus": {}, "path": self.s.page.url}
         width = round(self.css_size[0] * self.scale)
         height = round(self.css_size[1] * self.scale)
-        info = page.evaluate(_INSPECT) or {"elements": [], "focus": {}, "path": page.url}
         elements = []
         for el in info["elements"]:
             x, y, w, h = (v * self.scale for v in el["box"])
@@ -207,7 +234,7 @@ class PageEnv(Environment):
         return (px / self.scale, py / self.scale)
 
     def hit(self, x: float, y: float) -> dict[str, Any] | None:
-        return self.s.page.evaluate(_HIT, [x, y])
+        return self.js(self.hit_script, x, y)
 
     def target(self, x: float, y: float) -> str | None:
         """The label of the interactive element under a CSS point, or None."""
@@ -226,7 +253,7 @@ class PageEnv(Environment):
         return f"{verb} “{label}”"
 
     def type_text(self, text: str) -> str:
-        focus = self.s.page.evaluate("() => window.guiforge ? guiforge.focusInfo() : {editable: false}")
+        focus = self.js(self.focus_script)
         if not focus.get("editable"):
             raise ActionError("nothing editable has focus; tap or click a text field first")
         keyboard = self.s.page.keyboard

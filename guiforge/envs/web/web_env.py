@@ -28,7 +28,7 @@ class WebEnv(PageEnv):
     def default_start(self, task: TaskSpec) -> str:
         return app_info(task.apps[0]).home if task.apps else "/"
 
-    def after_reset(self) -> None:
+    def clear_input(self) -> None:
         if self._mouse_used:
             self.s.page.mouse.move(0, 0)  # no hover left over from the last episode
             self._mouse_used = False

@@ -11,6 +11,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
 
 from guiforge.envs.web.browser import CHROMIUM
 from guiforge.envs.web.routing import APP_ORIGIN
@@ -97,9 +98,21 @@ def test_isolated_browser_still_reaches_127_0_0_1(direct_web):
     local = Listener("127.0.0.1")
     try:
         page = direct_web.s.page
-        page.goto(APP_ORIGIN + "/", wait_until="load")
+        # The previous test's blocked navigation can commit its error page late and abort
+        # the next goto: retry until the apps page has loaded.
+        for attempt in range(10):
+            try:
+                page.goto(APP_ORIGIN + "/", wait_until="load")
+                break
+            except PlaywrightError as exc:
+                if "interrupted by another navigation" not in str(exc) or attempt == 9:
+                    raise
+                time.sleep(0.2)
         page.evaluate("(u) => fetch(u).catch(() => {})", f"http://127.0.0.1:{local.port}/ok")
-        time.sleep(0.8)
+        for _ in range(40):  # up to 2 s on a busy machine
+            if local.connections:
+                break
+            time.sleep(0.05)
         assert local.connections >= 1
     finally:
         local.close()

@@ -1,0 +1,65 @@
+"""Where a web reset's time goes: ``python bench/web_env.py [--resets 50]``.
+
+Breaks the reset into its parts (state load + element scan in one page call, screenshot as
+PNG and JPEG, CDP vs Playwright capture) and prints one JSON object
+``{"bench", "figures", "ratios"}``; wall medians plus CPU seconds of the whole process tree
+per call (the stable figure on a loaded machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from _timing import loadavg, measure
+
+from guiforge.envs.actions import Action
+from guiforge.envs.base import EnvSpec, TaskSpec
+from guiforge.envs.web.grounding import pointer
+from guiforge.envs.web.page_env import _INSPECT, _RESET
+from guiforge.envs.web.sample_world import sample_world
+from guiforge.envs.web.web_env import WebEnv
+from guiforge.preparers.web_apps import web_setup
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--resets", type=int, default=50)
+    ap.add_argument("--steps", type=int, default=20)
+    args = ap.parse_args(argv)
+    task = TaskSpec(task_id="bench", domain="web", apps=["mail"], instruction="bench",
+                    setup=web_setup(sample_world(), start="mail"))
+    env = WebEnv(EnvSpec(domain="web"))
+    env.start()
+    figures: dict[str, float] = {"loadavg_1m": loadavg()}
+    try:
+        obs = env.reset(task)
+        seed = json.dumps({"apps": task.setup["apps"], "system": task.setup["system"], "start": "/mail/inbox"})
+        figures |= measure(lambda: env.reset(task), args.resets, "reset")
+        figures |= measure(lambda: env.js(_RESET, seed), args.resets, "load_and_scan")
+        figures |= measure(lambda: env.js(_INSPECT), args.steps, "scan_cdp")
+        figures |= measure(lambda: env.s.page.evaluate(_INSPECT), args.steps, "scan_playwright_evaluate")
+        figures |= measure(env.screenshot, args.steps, "screenshot_png")
+        figures |= measure(lambda: env.s.page.screenshot(type="png"), args.steps, "playwright_screenshot_png")
+        figures |= measure(lambda: env.step(pointer(obs, "click", id="star-e-dan")), args.steps, "step_click")
+        env.step(pointer(obs, "click", id="mail-search"))
+        figures |= measure(lambda: env.step(Action(type="type", text="invoice")), args.steps, "step_type")
+        env.image_format = "jpeg"
+        figures |= measure(env.screenshot, args.steps, "screenshot_jpeg")
+        figures |= measure(lambda: env.reset(task), args.resets, "reset_jpeg")
+    finally:
+        env.close()
+    figures["resets"] = args.resets
+    figures["loadavg_1m_end"] = loadavg()
+    ratios = {
+        "screenshot_share_of_reset_cpu": round(figures["screenshot_png_cpu_s"] / figures["reset_cpu_s"], 2),
+        "jpeg_vs_png_screenshot_cpu": round(figures["screenshot_jpeg_cpu_s"] / figures["screenshot_png_cpu_s"], 2),
+        "cdp_vs_playwright_screenshot_cpu": round(figures["screenshot_png_cpu_s"] / figures["playwright_screenshot_png_cpu_s"], 2),
+        "cdp_vs_playwright_scan_cpu": round(figures["scan_cdp_cpu_s"] / figures["scan_playwright_evaluate_cpu_s"], 2),
+        "load_and_scan_share_of_reset_cpu": round(figures["load_and_scan_cpu_s"] / figures["reset_cpu_s"], 2),
+    }
+    print(json.dumps({"bench": "web_env", "figures": figures, "ratios": ratios}))
+
+
+if __name__ == "__main__":
+    main()
