@@ -124,6 +124,9 @@ class Environment(ABC):
         self.spec = spec
         self.answer: str | None = None
         self.status: str | None = None
+        # Off for runs that need no pixels (the package gate): observations then carry the
+        # adapter's geometry and text but no screenshot, which saves the encoding.
+        self.capture_screenshots = True
 
     @abstractmethod
     def start(self) -> None: ...

@@ -257,6 +257,10 @@ class Lease:
     def env(self) -> Environment:
         return self._inst.env
 
+    def capture(self, enabled: bool) -> None:
+        """Screenshots on (the default) or off for this lease's episodes."""
+        self.env.capture_screenshots = enabled
+
     def reset(self, task: TaskSpec) -> Observation:
         self.task = task
         self._inst.uses += 1
@@ -280,6 +284,7 @@ class Lease:
         if self._released or self._expired:
             return
         self._released = True
+        self.env.capture_screenshots = True  # the next lease starts with the default
         self.manager._give_back(self)
 
     def __enter__(self) -> Lease:

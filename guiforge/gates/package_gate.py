@@ -69,6 +69,7 @@ class PackageGate:
         started = time.perf_counter()
         limit = max(spec.max_steps * 3, 30)
         with self.manager.acquire(env_spec(spec.domain, variant)) as lease:
+            lease.capture(False)  # the gate needs state and geometry, never pixels
             lease.reset(spec)
             before = lease.evaluate()
             if before.success:

@@ -219,7 +219,8 @@ class DesktopEnv(Environment):
                 self.office.wait_idle(quiet_s=0.1, timeout_s=max_settle_s)
             frame = self.x.settled_frame(max_settle_s)
             self._update_focus(clicked)
-            obs.screenshot, obs.width, obs.height = self.x.png(frame), self.width, self.height
+            shot = self.x.png(frame) if self.capture_screenshots else None
+            obs.screenshot, obs.width, obs.height = shot, self.width, self.height
         obs.debug = {"document": self.document, "variant": self.variant}
         return obs
 

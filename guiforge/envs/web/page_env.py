@@ -166,7 +166,7 @@ class PageEnv(Environment):
         shot = self.screenshot()
         return self.observation(shot, self.js(self.scan_script))
 
-    def observation(self, shot: bytes, info: dict[str, Any] | None) -> Observation:
+    def observation(self, shot: bytes | None, info: dict[str, Any] | None) -> Observation:
         """Screenshot + the page's element scan -> Observation (geometry in screenshot pixels)."""
         info = info or {"elements": [], "focus": {}, "path": self.s.page.url}
         width = round(self.css_size[0] * self.scale)
@@ -181,12 +181,14 @@ class PageEnv(Environment):
                  "css_viewport": list(self.css_size), "scale": self.scale}
         return Observation(screenshot=shot, width=width, height=height, format=self.image_format, debug=debug)
 
-    def screenshot(self) -> bytes:
+    def screenshot(self) -> bytes | None:
         """CSS-pixel frames (every desktop frame, phones at screenshot_scale="css") come from
         CDP's capture with optimizeForSpeed: lossless and about half of page.screenshot's
         time. Device-pixel phone frames need a scaled clip, and CDP's clip drops Playwright's
         DPR emulation, so those go through page.screenshot, which restores it. The caret is
         hidden by the apps' CSS, so identical screens give identical bytes."""
+        if not self.capture_screenshots:
+            return None
         if self.scale != 1.0:
             opts: dict[str, Any] = {"type": self.image_format, "scale": "device"}
             if self.image_format == "jpeg":
