@@ -88,3 +88,13 @@ def test_stage_kind_can_be_reused_under_another_name():
     data = {"name": "demo", "stages": {"people": {"uses": "personas", "count": 2}, "worlds": {}}}
     pipeline = build_pipeline(data, "x.yaml")
     assert pipeline.producers()["personas"] == ["people"]
+
+
+def test_shipped_pipeline_variants_are_valid(monkeypatch):
+    from guiforge.paths import DATA_DIR
+
+    monkeypatch.setenv("VLLM_API_KEY", "x")
+    variants = sorted((DATA_DIR / "pipelines").glob("*.yaml"))
+    assert variants
+    for path in variants:
+        assert load_pipeline(path).stages
