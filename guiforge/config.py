@@ -135,7 +135,9 @@ def build_pipeline(
         if s.model_role and s.model_role not in ROLES:
             raise ConfigError(source, f"stages.{s.name}", f"unknown model role {s.model_role!r}")
         try:
-            pipeline.model(s.model_role) if s.model_role else None
+            model = pipeline.model(s.model_role) if s.model_role else None
+            if model is not None and not model.offline:
+                model.api_key()  # a missing key is a config error now, not a failure mid-run
         except ValueError as exc:
             raise ConfigError(source, f"models.{s.model_role}", str(exc),
                               line_of(lines, ("models", s.model_role))) from None
