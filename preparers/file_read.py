@@ -1,6 +1,7 @@
 """Read any workspace file back as text, each format through its own library: openpyxl for
 cell values (cached formula values), python-pptx for slide text, tables, charts and notes,
-python-docx for paragraphs and tables in body order, pdftotext for PDFs, the ODF content.xml
+python-docx for paragraphs and tables in body order, pdftotext for PDFs, tesseract OCR for
+PNG images (see ``file_image``), the ODF content.xml
 for files LibreOffice saved in its own formats, UTF-8 for plain text. A file that does not
 open (corrupt, truncated, wrong format) raises ``FileReadError`` with a one-line reason."""
 
@@ -47,7 +48,8 @@ class FileReadError(ValueError):
 
 def read_file_text(name: str, data: bytes) -> str:
     suffix = PurePosixPath(name).suffix.lower()
-    readers = {".xlsx": _xlsx, ".xlsm": _xlsx, ".pptx": _pptx, ".docx": _docx, ".pdf": _pdf}
+    readers = {".xlsx": _xlsx, ".xlsm": _xlsx, ".pptx": _pptx, ".docx": _docx, ".pdf": _pdf,
+               ".png": _png}
     reader = readers.get(suffix)
     if reader is None and suffix in ODF_SUFFIXES:
         reader = _odf
@@ -211,6 +213,12 @@ def _pdf(data: bytes) -> str:
     if proc.returncode != 0 or "Error" in err:
         raise FileReadError(f"pdftotext failed: {err.splitlines()[0] if err else proc.returncode}")
     return proc.stdout.decode("utf-8")
+
+
+def _png(data: bytes) -> str:
+    from guiforge.preparers.file_image import png_text  # it imports this module
+
+    return png_text(data)
 
 
 # an object's dictionary up to its stream keyword (nested << >> one level deep is enough for

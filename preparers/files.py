@@ -15,7 +15,9 @@ API
 
 Formats by document kind (``FORMATS``): xlsx for spreadsheets, invoices, receipts and forms;
 pptx for slides; docx, pdf, md and txt for every kind; csv for spreadsheets (the first sheet;
-``csv`` entries choose the sheet, the total row and dirt).
+``csv`` entries choose the sheet, the total row and dirt). ``IMAGE_FORMATS``: png for
+invoices, receipts and itineraries (the PDF rendered as a scan, for OCR tasks; one-page
+documents only; read back by OCR, so a fact's legibility is checked per task by the file gate).
 
 Spec shape (``WorkspaceSpec``; a dict in a skill card's setup, validated by pydantic)::
 
@@ -23,7 +25,7 @@ Spec shape (``WorkspaceSpec``; a dict in a skill card's setup, validated by pyda
     documents:                     # "all", or a list of ids / entries
       - exp_claim                  # shorthand: native format, the document's own filename
       - document: inv_hotel
-        format: xlsx               # xlsx|pptx|docx|pdf|md|txt|csv (default: own extension)
+        format: xlsx               # xlsx|pptx|docx|pdf|md|txt|csv|png (default: own extension)
         name: hotel.xlsx           # default: the document's filename with this extension
         formulas: true             # xlsx: SUM formulas with cached values (false: values)
       - document: talk_slides      # pptx: append a table slide + chart slide per figure
@@ -47,8 +49,8 @@ Spec shape (``WorkspaceSpec``; a dict in a skill card's setup, validated by pyda
 
 Byte determinism: the same world and spec give the same bytes for every format (fixed zip
 entry dates and core properties in xlsx/pptx/docx, reportlab invariant mode with the world's
-clock for pdf, pure functions for csv/md/txt/py), given the same library, zlib and font
-versions.
+clock for pdf, pdftoppm without time chunks for png, pure functions for csv/md/txt/py), given
+the same library, zlib, poppler and font versions.
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ from pydantic import (
 from guiforge.preparers.file_code import Bug, CodeInfo, sum_script
 from guiforge.preparers.file_common import FileFormatError
 from guiforge.preparers.file_docx import document_docx
+from guiforge.preparers.file_image import document_png
 from guiforge.preparers.file_pdf import document_pdf
 from guiforge.preparers.file_plain import (
     CsvDirt,
@@ -90,6 +93,7 @@ __all__ = [
     "FileFormatError",
     "FileInfo",
     "FileReadError",
+    "IMAGE_FORMATS",
     "Workspace",
     "WorkspaceSpec",
     "build_workspace",
@@ -100,7 +104,7 @@ __all__ = [
     "render_document",
 ]
 
-Format = Literal["xlsx", "pptx", "docx", "pdf", "md", "txt", "csv"]
+Format = Literal["xlsx", "pptx", "docx", "pdf", "md", "txt", "csv", "png"]
 FORMATS: dict[str, set[str]] = {
     "spreadsheet": {"xlsx", "csv", "docx", "pdf", "md", "txt"},
     "invoice": {"xlsx", "docx", "pdf", "md", "txt"},
@@ -110,6 +114,9 @@ FORMATS: dict[str, set[str]] = {
     "text": {"docx", "pdf", "md", "txt"},
     "itinerary": {"docx", "pdf", "md", "txt"},
 }
+# Images of documents (a scan): read back by OCR, so only approximately (an accent or a
+# currency sign may not survive), hence apart from FORMATS, whose files state every fact.
+IMAGE_FORMATS: dict[str, set[str]] = {"invoice": {"png"}, "receipt": {"png"}, "itinerary": {"png"}}
 _PATH = re.compile(r"^[A-Za-z0-9_.() -]+(/[A-Za-z0-9_.() -]+)*$")
 
 
@@ -235,7 +242,7 @@ def _render(
     formulas: bool = True,
     figures: list[Figure] | None = None,
 ) -> bytes:
-    allowed = FORMATS[doc.kind]
+    allowed = FORMATS[doc.kind] | IMAGE_FORMATS.get(doc.kind, set())
     if fmt not in allowed:
         raise FileFormatError(
             f"document {doc.document_id} ({doc.kind}) cannot be written as "
@@ -255,6 +262,8 @@ def _render(
         return document_docx(world, doc)
     if fmt == "pdf":
         return document_pdf(world, doc)
+    if fmt == "png":
+        return document_png(world, doc)
     return document_text(world, doc, markdown=fmt == "md")
 
 

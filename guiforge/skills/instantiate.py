@@ -84,8 +84,12 @@ def workspace_manifest(world: World, spec: dict[str, Any]) -> dict[str, dict[str
 
 def _fx_rate(world: World, src: str, dst: str) -> float:
     from guiforge.envs.tools.currency import world_rate
+    from guiforge.envs.tools.registry import ToolError
 
-    return world_rate(world, src, dst)
+    try:
+        return world_rate(world, src, dst)
+    except ToolError as exc:  # no rate for this pair in this world: the card does not bind
+        raise ValueError(str(exc)) from None
 
 
 def _empty(value: Any) -> bool:

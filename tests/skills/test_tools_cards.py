@@ -30,9 +30,7 @@ from guiforge.verify.runner import score_rubric
 SKILLS = Path(__file__).resolve().parents[2] / "skills"
 N_WORLDS = 10  # one per scenario
 SEED = 1
-# images: no preparer writes image files yet; conversion: the card Jinja cannot compute the
-# world's exchange rates (see skills/tools in the report). Both are covered by ToolsEnv tests.
-AREAS = {"world", "dates", "tables", "text", "meta"}
+AREAS = {"world", "dates", "tables", "text", "meta", "images", "conversion"}
 
 
 @pytest.fixture(scope="module")
