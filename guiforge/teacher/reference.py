@@ -10,12 +10,14 @@ runs it as is; the scripted teacher runs it with noise.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from guiforge.envs.actions import Action
 from guiforge.envs.base import Observation
+from guiforge.teacher.desktop_steps import DesktopSteps
 
 REVEAL_TRIES = 6
 
@@ -51,7 +53,7 @@ def _describe(step: dict[str, Any]) -> str:
     return target.replace("-", " ") if target else ""
 
 
-class ReferenceProgram:
+class ReferenceProgram(DesktopSteps):
     """Iterate with ``plan = program.send(obs)``; ``None`` means the program is done."""
 
     def __init__(self, steps: list[dict[str, Any]], domain: str, variant: str | None = None):
@@ -59,6 +61,7 @@ class ReferenceProgram:
         self.domain = domain
         self.variant = variant
         self.touch = domain == "mobile"
+        self.values: dict[str, str] = {}  # what `read` steps took off the screen, for ${name}
         self._gen = self._run()
         self._started = False
 
@@ -79,11 +82,21 @@ class ReferenceProgram:
                 self._obs = yield Planned(action, thought, index)
 
     def _translate(self, step: dict[str, Any], index: int) -> Iterator[tuple[Action, str]]:
+        step = {k: self._fill(v) if isinstance(v, str) else v for k, v in step.items()}
         verb = step["do"]
-        handler = getattr(self, f"_do_{verb}", None)
+        # desktop verbs (keyboard recipes, no element geometry) come first on the desktop
+        handler = (getattr(self, f"_desktop_{verb}", None) if self.domain == "desktop" else None) \
+            or getattr(self, f"_do_{verb}", None)
         if handler is None:
             raise GroundingError(f"step {index}: {verb!r} is not supported in the {self.domain} domain")
         yield from handler(step)
+
+    def _fill(self, text: str) -> str:
+        """``${name}`` -> the value an earlier ``read`` step took off the screen. Names no step
+        read stay as they are (a shell command's ``${HOME}`` is not ours to fill)."""
+        if not self.values:
+            return text
+        return re.sub(r"\$\{([A-Za-z_]\w*)\}", lambda m: self.values.get(m.group(1), m.group(0)), text)
 
     @property
     def obs(self) -> Observation:
@@ -131,7 +144,10 @@ class ReferenceProgram:
     def _do_type(self, step):
         if step.get("id") or step.get("label"):
             yield from self._do_click(step)
-            if step.get("clear") and not self.touch:
+            if step.get("clear") and self.touch:
+                # the apps select a field's text on a long press; typing then replaces it
+                yield from self._point(step, "long_press", "First I select what is there to replace it.")
+            elif step.get("clear"):
                 yield Action(type="hotkey", keys=["ctrl", "a"]), "First I clear what is there."
                 yield Action(type="key", keys=["backspace"]), "First I clear what is there."
         text = str(step["text"])
@@ -143,7 +159,9 @@ class ReferenceProgram:
         option = str(step["option"])
         for _ in range(REVEAL_TRIES):
             options = [e for e in elements(self.obs) if (e.get("id") or "").startswith(f"{step['id']}-option-")]
-            hit = next((e for e in options if (e.get("label") or "").casefold() == option.casefold()), None)
+            # the exact label, else one that starts with it ("Savings" -> "Savings (•••• 1234)")
+            hit = next((e for e in options if (e.get("label") or "").casefold() == option.casefold()), None) or \
+                next((e for e in options if (e.get("label") or "").casefold().startswith(option.casefold())), None)
             if hit is not None:
                 gx, gy = hit["grid"]
                 yield Action(type="tap" if self.touch else "click", x=gx, y=gy), f"I'll choose {option!r}."
@@ -156,6 +174,21 @@ class ReferenceProgram:
             else:
                 yield Action(type="scroll", x=gx, y=gy, direction="down", amount=2), "I'll scroll the list."
         raise GroundingError(f"dropdown {step['id']!r} has no option {option!r}")
+
+    def _do_read(self, step):
+        """Take a value off the screen for later steps (``${as}``): the label of the element
+        with this id or label, or ``pattern``'s first group in it. It costs no action: an
+        agent reads the screenshot it already has."""
+        yield from self._reveal(step)
+        el = find(self.obs, step.get("id"), step.get("label"))
+        text = el.get("label") or el.get("value") or ""
+        pattern = step.get("pattern")
+        if pattern:
+            m = re.search(pattern, text)
+            if m is None:
+                raise GroundingError(f"read: {pattern!r} does not match {text!r}")
+            text = m.group(1) if m.groups() else m.group(0)
+        self.values[str(step["as"])] = text.strip()
 
     def _do_key(self, step):
         keys = [str(k).lower() for k in step["keys"]]

@@ -17,6 +17,14 @@ from guiforge.envs.base import FinalState
 from guiforge.verify.checks import _file_text, _same, _workspace_file, check, normalize
 
 _PLAIN_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
+# what LibreOffice's AutoCorrect makes of typed punctuation: dashes, quotes, odd spaces
+_TYPOGRAPHY = str.maketrans({"\u2013": "-", "\u2014": "-", "\u2212": "-", "\u2018": "'", "\u2019": "'",
+                             "\u201c": '"', "\u201d": '"', "\u00a0": " ", "\u202f": " ", "\u2009": " "})
+
+
+def fold(text: Any) -> str:
+    """``normalize`` after undoing AutoCorrect's typography, so typed text compares as typed."""
+    return normalize(str(text).translate(_TYPOGRAPHY))
 _DMY = re.compile(r"^(\d{2})/(\d{2})/(\d{4})$")
 
 
@@ -118,7 +126,7 @@ def pptx_title_equals(state: FinalState, path: str, slide: int, text: str) -> bo
     if not picked:
         return False
     title = picked[0].shapes.title
-    return title is not None and normalize(title.text_frame.text) == normalize(text)
+    return title is not None and fold(title.text_frame.text) == fold(text)
 
 
 @check("pptx_slide_count")
@@ -134,16 +142,37 @@ def file_lacks(state: FinalState, path: str, text: str | list[str]) -> bool:
     raw = _file_text(state, path)
     if raw is None:
         return False
-    content = normalize(raw)
+    content = fold(raw)
     needles = [text] if isinstance(text, str) else text
-    return not any(normalize(n) in content for n in needles)
+    return not any(fold(n) in content for n in needles)
+
+
+@check("document_contains")
+def document_contains(state: FinalState, path: str, text: str | list[str], slide: int | None = None) -> bool:
+    """The file (any office format, read with its own library; one slide of a pptx if
+    ``slide`` is given) contains every one of ``text``, ignoring case and AutoCorrect's
+    typography (en dashes, curly quotes), so what the agent typed is found as typed."""
+    if slide is not None:
+        slides = _slides(state, path)
+        raw = " ".join(_slide_text(s) for s in _pick(slides or [], slide)) if slides else None
+    else:
+        raw = _file_text(state, path)
+    if raw is None:
+        return False
+    content = fold(raw)
+    needles = [text] if isinstance(text, str) else text
+    return all(fold(n) in content for n in needles)
 
 
 @check("docx_field_equals")
-def docx_field_equals(state: FinalState, path: str, label: str, value: Any, tolerance: float = 0.005) -> bool:
+def docx_field_equals(state: FinalState, path: str, label: str, value: Any, kind: str | None = None,
+                      tolerance: float = 0.005) -> bool:
     """A table row of the document whose first cell is ``label`` has ``value`` in its second
-    cell (a form field)."""
+    cell (a form field): the same text, or with ``kind`` (number, date, time, digits) a cell
+    that states it in any usual form and says nothing else but that."""
     from docx import Document
+
+    from guiforge.verify.checks import mentions
 
     f = _workspace_file(state, path)
     if not f.is_file():
@@ -151,8 +180,11 @@ def docx_field_equals(state: FinalState, path: str, label: str, value: Any, tole
     for table in Document(str(f)).tables:
         for row in table.rows:
             cells = row.cells
-            if len(cells) >= 2 and normalize(cells[0].text) == normalize(label):
-                return _same(cells[1].text.strip(), value, tolerance)
+            if len(cells) >= 2 and fold(cells[0].text) == fold(label):
+                got = cells[1].text.strip()
+                if kind is not None:
+                    return mentions(got, value, kind) and len(got) <= 3 * len(str(value)) + 12
+                return _same(got, value, tolerance) if not isinstance(value, str) else fold(got) == fold(value)
     return False
 
 
@@ -269,6 +301,17 @@ def files_exist(state: FinalState, paths: list[str]) -> bool:
 @check("files_absent")
 def files_absent(state: FinalState, paths: list[str]) -> bool:
     return not any(_workspace_file(state, p).exists() for p in paths)
+
+
+@check("glob_count")
+def glob_count(state: FinalState, pattern: str | list[str], count: int) -> bool:
+    """Exactly ``count`` workspace files match the glob(s) (``pdf/*.pdf``; ``*`` stays in one
+    folder): e.g. every PDF moved into pdf/ and none left at the top."""
+    if state.workspace is None:
+        raise ValueError("this task has no workspace")
+    patterns = [pattern] if isinstance(pattern, str) else pattern
+    found = {p for pat in patterns for p in state.workspace.glob(pat) if p.is_file()}
+    return len(found) == count
 
 
 @check("terminal_ran")

@@ -295,14 +295,22 @@ const GF = (() => {
         onInput: (e) => { obj[key] = e.target.value; if (onChange) onChange(); else render(); } }));
   }
 
+  // A long press (or right click) on a text field selects all of it, as a phone's "select
+  // all" does, so typing next replaces the text: touch has no ctrl+a to clear a field.
+  function selectAll(e) {
+    e.preventDefault();
+    e.target.focus();
+    e.target.select();
+  }
+
   // Form controls bound to a plain object: typing updates the object, never re-renders.
   function input(obj, key, props = {}) {
-    return h("input", { type: "text", autocomplete: "off", ...props, value: obj[key] ?? "",
+    return h("input", { type: "text", autocomplete: "off", onContextmenu: selectAll, ...props, value: obj[key] ?? "",
       onInput: (e) => { obj[key] = e.target.value; if (props.onInput) props.onInput(e); } });
   }
 
   function textarea(obj, key, props = {}) {
-    return h("textarea", { ...props, value: obj[key] ?? "",
+    return h("textarea", { onContextmenu: selectAll, ...props, value: obj[key] ?? "",
       onInput: (e) => { obj[key] = e.target.value; if (props.onInput) props.onInput(e); } });
   }
 

@@ -94,7 +94,7 @@
 
   function card(p) {
     return h("div", { class: "product-card" },
-      h("a", { href: `/shop/product/${p.sku}`, id: `product-${p.sku}`, class: "product-link", "aria-label": p.name },
+      h("a", { href: `/shop/product/${p.sku}`, id: `product-${p.sku}`, class: "product-link", "aria-label": `${p.name}, ${money(p.price)}` },
         image(p), h("div", { class: "product-name" }, p.name)),
       stars(p),
       h("div", { class: "row" }, h("strong", { class: "price grow" }, money(p.price)),

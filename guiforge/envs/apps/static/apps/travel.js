@@ -97,7 +97,7 @@
           h("div", null, h("strong", { class: "time" }, GF.fmtTime(f.arrive)), h("div", { class: "faint" }, f.to))),
         h("div", { class: "flight-airline" }, h("strong", null, f.airline), h("span", { class: "faint" }, `${f.number} · ${f.cabin}`)),
         h("div", { class: "flight-price" }, h("strong", null, money(f.price)), h("span", { class: "faint small" }, "per person"),
-          GF.button("Select", () => selectFlight(f), { class: "btn primary", id: `select-${f.id}`, "aria-label": `Select ${f.airline} ${f.number} at ${GF.fmtTime(f.depart)} for ${money(f.price)}` }))))
+          GF.button("Select", () => selectFlight(f), { class: "btn primary", id: `select-${f.id}`, "aria-label": `Select ${f.airline} ${f.number} at ${GF.fmtTime(f.depart)}, ${f.stops ? `${f.stops} stop` : "nonstop"}, for ${money(f.price)}` }))))
         : h("div", { class: "card pad" }, h("p", null, "No flights on this date."),
           otherDates.length ? h("p", { class: "muted" }, `Flights on this route leave on ${otherDates.map((d) => GF.fmtDate(d)).join(", ")}.`) : null));
   }
@@ -263,10 +263,33 @@
         : GF.empty("No trips booked yet", "plane"));
   }
 
+  // Where flights from the home airport go, cheapest fare and travel dates per destination;
+  // picking one fills the search form (the traveller still chooses the day).
+  function explore() {
+    const s = S();
+    const routes = {};
+    for (const f of s.flights.filter((x) => x.from === s.home)) {
+      const r = routes[f.to] || (routes[f.to] = { to: f.to, price: f.price, days: new Set() });
+      r.price = Math.min(r.price, f.price);
+      r.days.add(f.depart.slice(0, 10));
+    }
+    const list = Object.values(routes).sort((a, b) => a.price - b.price);
+    if (!list.length) return null;
+    return h("div", { class: "card pad explore" }, h("h2", null, `Flights from ${airportLabel(s.home)}`),
+      list.map((r) => {
+        const days = [...r.days].sort();
+        const when = days.length > 1 ? `${GF.fmtDate(days[0])} – ${GF.fmtDate(days[days.length - 1])}` : GF.fmtDate(days[0]);
+        return h("button", { type: "button", class: "explore-item", id: `explore-${r.to}`,
+          "aria-label": `Flights to ${airportLabel(r.to)} from ${money(r.price)}, ${when}`,
+          onClick: () => { const u = U(); Object.assign(u.search, { from: airportLabel(s.home), to: airportLabel(r.to), date: days[0] }); u.error = null; GF.render(); } },
+        h("strong", null, airportLabel(r.to)), h("span", { class: "faint grow" }, when), h("span", null, `from ${money(r.price)}`));
+      }));
+  }
+
   function homePage() {
     return h("div", { class: "travel-home" },
       h("div", { class: "hero" }, h("h1", null, "Where to next?"), h("p", null, "Search flights from your home airport or anywhere else.")),
-      h("div", { class: "travel-page" }, searchForm(false)));
+      h("div", { class: "travel-page" }, searchForm(false), explore()));
   }
 
   function render(route) {
