@@ -26,10 +26,9 @@ def env_spec(domain: str, variant: str | None) -> EnvSpec:
 
 
 def run_reference(
-    lease, spec: TaskSpec, reference: list[dict], domain: str, variant: str | None, limit: int
+    lease, obs, reference: list[dict], domain: str, variant: str | None, limit: int
 ) -> tuple[int, str | None]:
-    """Reset, then play the reference. Returns (actions taken, error or None)."""
-    obs = lease.reset(spec)
+    """Play the reference from observation ``obs``. Returns (actions taken, error or None)."""
     program = ReferenceProgram(reference, domain, variant)
     actions = 0
     try:
@@ -70,7 +69,8 @@ class PackageGate:
         limit = max(spec.max_steps * 3, 30)
         with self.manager.acquire(env_spec(spec.domain, variant)) as lease:
             lease.capture(False)  # the gate needs state and geometry, never pixels
-            lease.reset(spec)
+            obs = lease.reset(spec)
+            # Evaluating reads state and changes nothing, so the reference starts from this s0.
             before = lease.evaluate()
             if before.success:
                 return Verdict(
@@ -78,7 +78,7 @@ class PackageGate:
                     reason="the verifier already passes on the initial state",
                     details={"criteria": before.criteria},
                 )
-            actions, error = run_reference(lease, spec, reference, spec.domain, variant, limit)
+            actions, error = run_reference(lease, obs, reference, spec.domain, variant, limit)
             if error:
                 return Verdict(False, reason=error, details={"actions": actions})
             after = lease.evaluate()

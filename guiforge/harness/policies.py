@@ -6,6 +6,7 @@ so scripted and model rollouts go through one path.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from dataclasses import dataclass, field
@@ -124,6 +125,25 @@ class ScriptedTeacher:
             return planned
         return self._program.send(obs)
 
+    def _wrong_value(self, action: Action) -> Action:
+        """The same action with a plausible mistake in what it types, answers or passes."""
+        if action.type == "type" and action.text:
+            return action.model_copy(update={"text": perturb_text(action.text, self._rng)})
+        if action.type == "answer" and action.answer:
+            wrong = perturb_text(action.answer, self._rng)
+            return action.model_copy(update={"answer": wrong, "text": wrong})
+        if action.type == "call_tool" and action.text:
+            call = json.loads(action.text)
+            args = call.get("arguments") or {}
+            keys = [k for k, v in args.items() if isinstance(v, str | int | float) and not isinstance(v, bool)]
+            if keys:
+                key = self._rng.choice(keys)
+                value = args[key]
+                args[key] = perturb_text(value, self._rng) if isinstance(value, str) else \
+                    type(value)(value + self._rng.choice([-1, 1]) * max(1, abs(value) // 10))
+                return action.model_copy(update={"text": json.dumps({**call, "arguments": args})})
+        return action
+
     def act(self, turn: TurnInput) -> Reply:
         if turn.retry_error is None and self._p(self.noise.malformed):
             return Reply('{"thought": "I will continue", "action": {"type": "click", "x": ')
@@ -151,8 +171,8 @@ class ScriptedTeacher:
             dx, dy = (self._rng.choice([-1, 1]) * self._rng.randint(25, 70) for _ in range(2))
             action = action.model_copy(update={"x": min(max(action.x + dx, 0), GRID),
                                                "y": min(max(action.y + dy, 0), GRID)})
-        elif action.type == "type" and action.text and self._p(self.noise.wrong_value):
-            action = action.model_copy(update={"text": perturb_text(action.text, self._rng)})
+        elif action.type in ("type", "answer", "call_tool") and self._p(self.noise.wrong_value):
+            action = self._wrong_value(action)
         if retrying:
             thought = "My last action missed its target; I'll try again. " + thought
         if action.type in ("answer", "terminate"):
