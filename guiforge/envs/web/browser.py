@@ -23,7 +23,17 @@ from playwright.sync_api import (
 
 from guiforge.envs.web.routing import Router
 
-CHROMIUM = os.environ.get("GUIFORGE_CHROMIUM", "/usr/bin/chromium")
+
+def _chromium() -> str:
+    """Debian's Chromium: its headless shell (the same build without the desktop browser
+    around it: about a third less CPU per reset) when installed, else the full browser."""
+    if os.environ.get("GUIFORGE_CHROMIUM"):
+        return os.environ["GUIFORGE_CHROMIUM"]
+    shell = "/usr/bin/chromium-headless-shell"
+    return shell if os.path.exists(shell) else "/usr/bin/chromium"
+
+
+CHROMIUM = _chromium()
 CHROMIUM_ARGS = (
     "--headless",
     "--no-sandbox",
@@ -135,7 +145,7 @@ def launch(context_options: Callable[[Playwright], dict[str, Any]],
     """Start Playwright and Chromium; ``context_options`` gets Playwright (for its device
     descriptors) and returns the options of the one context."""
     if not Path(CHROMIUM).exists():
-        raise RuntimeError(f"Chromium not found at {CHROMIUM}; apt-get install chromium or set GUIFORGE_CHROMIUM")
+        raise RuntimeError(f"Chromium not found at {CHROMIUM}; apt-get install chromium chromium-headless-shell or set GUIFORGE_CHROMIUM")
     pw = sync_playwright().start()
     try:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=list(args), headless=True)
