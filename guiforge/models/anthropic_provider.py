@@ -7,6 +7,7 @@ from typing import Any
 import anthropic
 
 from guiforge.models.base import Completion, ImagePart, Message, ModelClient, TransientError
+from guiforge.models.transport import sdk_http_client
 
 
 def _content(msg: Message) -> str | list[dict[str, Any]]:
@@ -25,7 +26,8 @@ class AnthropicClient(ModelClient):
     def __init__(self, config, cache=None):
         super().__init__(config, cache)
         self.client = anthropic.AsyncAnthropic(
-            api_key=config.api_key(), base_url=config.base_url, max_retries=0, timeout=config.timeout_s
+            api_key=config.api_key(), base_url=config.base_url, max_retries=0, timeout=config.timeout_s,
+            http_client=sdk_http_client(anthropic, config.concurrency),
         )
 
     async def _send(self, messages: list[Message], **params: Any) -> Completion:
@@ -36,13 +38,14 @@ class AnthropicClient(ModelClient):
             "max_tokens": params.get("max_tokens", self.config.max_tokens),
         }
         temperature = params.get("temperature", self.config.temperature)
-        if temperature is not None:
-            # The SDK no longer takes it as an argument; servers that do accept it in the body.
-            body["extra_body"] = {"temperature": temperature}
+        if temperature is not None:  # servers accept it in the body (the SDK's create no longer does)
+            body["temperature"] = temperature
         if system:
             body["system"] = system
         try:
-            resp = await self.client.messages.create(**body)
+            # The SDK's low-level post (auth, version header, timeouts, error types) with the
+            # reply as plain JSON, without messages.create's TypedDict walk and pydantic models.
+            resp = await self.client.post("/v1/messages", body=body, cast_to=object)
         except (anthropic.RateLimitError, anthropic.InternalServerError, anthropic.APITimeoutError,
                 anthropic.APIConnectionError) as exc:
             raise TransientError(f"{type(exc).__name__}: {exc}") from exc
@@ -50,13 +53,16 @@ class AnthropicClient(ModelClient):
             if exc.status_code in (408, 409, 529) or exc.status_code >= 500:
                 raise TransientError(f"HTTP {exc.status_code}") from exc
             raise
-        text = "".join(block.text for block in resp.content if getattr(block, "type", "") == "text")
+        if not isinstance(resp, dict) or not isinstance(resp.get("content"), list):
+            raise ValueError(f"{self.endpoint}: a message reply without content: {str(resp)[:200]}")
+        text = "".join(b.get("text", "") for b in resp["content"] if isinstance(b, dict) and b.get("type") == "text")
+        usage = resp.get("usage") or {}
         return Completion(
             text=text,
-            model=resp.model or self.config.model or "",
-            input_tokens=resp.usage.input_tokens,
-            output_tokens=resp.usage.output_tokens,
-            extra={"stop_reason": resp.stop_reason},
+            model=resp.get("model") or self.config.model or "",
+            input_tokens=usage.get("input_tokens") or 0,
+            output_tokens=usage.get("output_tokens") or 0,
+            extra={"stop_reason": resp.get("stop_reason")},
         )
 
     async def aclose(self) -> None:

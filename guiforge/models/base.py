@@ -2,23 +2,32 @@
 
 A request is a list of messages whose content is text and images; providers translate it
 to their wire format. Every call goes through :meth:`ModelClient.acomplete`, which adds a
-per-endpoint concurrency cap, retries with backoff on 429/5xx/timeouts, a content-addressed
-cache and token/cost accounting; providers implement only :meth:`_send`.
+per-endpoint adaptive concurrency cap (:mod:`guiforge.models.limits`), retries on
+429/5xx/timeouts that wait as long as the server's ``retry-after`` asks (else exponential
+backoff with jitter), a content-addressed cache and token/cost accounting; providers
+implement only :meth:`_send`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import base64
+import random
 import time
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt, wait_random_exponential
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_random_exponential,
+)
 
 from guiforge.lake.fingerprint import fingerprint, sha256_bytes
 from guiforge.models.config import ModelConfig
+from guiforge.models.limits import CONGESTION_STATUSES, EndpointLimiter, Outcome, retry_after_s
 
 
 @dataclass(frozen=True)
@@ -54,18 +63,51 @@ class Completion:
     latency_s: float = 0.0
     cached: bool = False
     attempts: int = 1
+    retry_wait_s: float = 0.0  # slept between attempts (backoff, retry-after)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
 class TransientError(Exception):
-    """A failure worth retrying (429, 5xx, timeout, connection reset)."""
+    """A failure worth retrying (429, 5xx, timeout, connection reset).
+
+    ``status`` and ``retry_after_s`` come from the SDK error it was raised from when not
+    given: the HTTP status and the server's retry-after hint."""
+
+    def __init__(self, message: str = "", status: int | None = None, retry_after_s: float | None = None):
+        super().__init__(message)
+        self.status = status
+        self.retry_after_s = retry_after_s
+
+    def hints(self) -> tuple[int | None, float | None]:
+        status, wait = self.status, self.retry_after_s
+        response = getattr(self.__cause__, "response", None)  # openai/anthropic APIStatusError
+        if response is not None:
+            if status is None:
+                status = getattr(response, "status_code", None)
+            if wait is None:
+                wait = retry_after_s(getattr(response, "headers", None))
+        return status, wait
+
+
+_backoff = wait_random_exponential(multiplier=0.5, max=20)
+
+
+def _retry_wait(state: RetryCallState) -> float:
+    """The server's retry-after (plus up to 10% jitter, so retries do not arrive as one
+    burst), else exponential backoff with full jitter."""
+    exc = state.outcome.exception() if state.outcome else None
+    if isinstance(exc, TransientError):
+        wait = exc.hints()[1]
+        if wait is not None:
+            return wait * (1 + 0.1 * random.random())
+    return _backoff(state)
 
 
 def prompt_hash(messages: list[Message]) -> str:
     return fingerprint([m.key() for m in messages], 16)
 
 
-_SEMAPHORES: dict[tuple[str, str], asyncio.Semaphore] = {}
+_LIMITERS: dict[tuple[str, str], EndpointLimiter] = {}
 
 
 class ModelClient(ABC):
@@ -79,19 +121,38 @@ class ModelClient(ABC):
     def endpoint(self) -> str:
         return self.config.base_url or self.config.provider
 
-    def _semaphore(self) -> asyncio.Semaphore:
+    @property
+    def limiter(self) -> EndpointLimiter:
+        """Shared by every client of this endpoint in the process; the first one's
+        ``concurrency`` is the ceiling."""
         key = (self.config.provider, self.endpoint)
-        if key not in _SEMAPHORES:
-            _SEMAPHORES[key] = asyncio.Semaphore(self.config.concurrency)
-        return _SEMAPHORES[key]
+        if key not in _LIMITERS:
+            _LIMITERS[key] = EndpointLimiter(self.config.concurrency)
+        return _LIMITERS[key]
+
+    async def _send_limited(self, messages: list[Message], retry: bool, **params: Any) -> Completion:
+        limiter = self.limiter
+        await limiter.acquire(retry)
+        outcome: Outcome = "error"
+        try:
+            completion = await self._send(messages, **params)
+            outcome = "ok"
+            return completion
+        except TransientError as exc:
+            if exc.hints()[0] in CONGESTION_STATUSES:
+                outcome = "rate_limited"
+            raise
+        finally:
+            limiter.release(outcome)
 
     def cache_key(self, messages: list[Message], **params: Any) -> str:
         return fingerprint({"model": self.config.identity(), "messages": [m.key() for m in messages],
                             "params": params}, 32)
 
     async def acomplete(self, messages: list[Message], **params: Any) -> Completion:
-        key = self.cache_key(messages, **params)
-        if self.cache is not None:
+        # The key hashes every image of the prompt: computed only when a cache will use it.
+        key = self.cache_key(messages, **params) if self.cache is not None else None
+        if key is not None:
             hit = self.cache.get(key)
             if hit is not None:
                 return Completion(**{**hit, "cached": True})
@@ -100,15 +161,16 @@ class ModelClient(ABC):
         async for attempt in AsyncRetrying(
             retry=retry_if_exception(lambda e: isinstance(e, TransientError)),
             stop=stop_after_attempt(self.config.max_retries + 1),
-            wait=wait_random_exponential(multiplier=0.5, max=20),
+            wait=_retry_wait,
             reraise=True,
         ):
             with attempt:
                 attempts += 1
-                async with self._semaphore():
-                    completion = await self._send(messages, **params)
+                waited = attempt.retry_state.idle_for
+                completion = await self._send_limited(messages, attempts > 1, **params)
         completion.latency_s = time.perf_counter() - started
         completion.attempts = attempts
+        completion.retry_wait_s = waited
         prices = self.config.prices
         completion.cost_usd = (completion.input_tokens * prices.input_per_mtok
                                + completion.output_tokens * prices.output_per_mtok) / 1e6
@@ -116,7 +178,7 @@ class ModelClient(ABC):
         self.totals["input_tokens"] += completion.input_tokens
         self.totals["output_tokens"] += completion.output_tokens
         self.totals["cost_usd"] += completion.cost_usd
-        if self.cache is not None:
+        if key is not None:
             self.cache.put(key, {k: v for k, v in asdict(completion).items() if k != "cached"})
         return completion
 

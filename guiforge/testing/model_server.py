@@ -77,6 +77,7 @@ class ModelServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # else each small reply waits ~40 ms for its ACK
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -137,6 +138,9 @@ class ModelServer:
                 self.max_in_flight = max(self.max_in_flight, self._in_flight)
             delay = b.latency(self._rng) if b.latency else 0.0
         if over or n <= b.fail_first:
+            if not over:  # it took a slot above: give it back
+                with self._lock:
+                    self._in_flight -= 1
             rec.status = 429 if over else b.fail_status
             rec.finished = time.perf_counter()
             return rec.status, _error(provider, rec.status)
