@@ -1,0 +1,147 @@
+"""Reference steps on the desktop: LibreOffice driven by keyboard alone.
+
+The desktop reports no element geometry (``Observation.debug`` has none), so each verb is a
+short keyboard recipe measured to work in LibreOffice 7.4 under xdotool with no window
+manager. What they rely on:
+
+- Calc's Name Box (Ctrl+Shift+F5, then Ctrl+A: the box keeps its old text) jumps to a cell
+  or selects a range; AutoInput completes text from the column above, so a typed text
+  value is followed by Delete, which drops the suggested rest.
+- Ctrl+S on an xlsx/docx/pptx/csv asks "Keep current format?"; its default button keeps it.
+- The find toolbar (Ctrl+F, text, Enter, Escape) leaves the first match selected, so typing
+  replaces it; Writer's Find & Replace dialog answers Alt+P (Replace field) and Alt+L
+  (Replace All).
+- Impress's Outline view (View > Outline: Alt+V, O) is the whole deck as text: Enter adds a
+  line, Shift+Tab turns it into a new slide's title, Tab into a bullet.
+- A second document opened with Ctrl+O takes the keyboard; once it is closed, LibreOffice
+  leaves the first window inactive until it is clicked (an empty spot of the menu bar). The
+  Open dialog's file name box completes names case-insensitively while the cursor is at its
+  end, rewriting the case of what was typed; a path typed in front of a placeholder is not.
+
+Each ``_desktop_<verb>`` yields (action, thought) pairs, like the ``_do_<verb>`` methods of
+:class:`guiforge.teacher.reference.ReferenceProgram`, which dispatches to these first when
+the domain is ``desktop``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from guiforge.envs.actions import Action
+
+WORKDIR = "/workspace"  # the workspace as LibreOffice and the terminal see it
+MENU_BAR = (600, 12)  # grid point on the empty right end of every LibreOffice menu bar
+_NUMBER = re.compile(r"^-?\d+(?:[.,]\d+)?$")
+
+Steps = Iterator[tuple[Action, str]]
+
+
+def _key(*keys: str) -> Action:
+    return Action(type="hotkey" if len(keys) > 1 else "key", keys=list(keys))
+
+
+def _type(text: str) -> Action:
+    return Action(type="type", text=text)
+
+
+def _autocompletes(value: str) -> bool:
+    """Text Calc may complete from the column (numbers and formulas it does not)."""
+    return not (value.startswith("=") or _NUMBER.match(value.strip()))
+
+
+class DesktopSteps:
+    """Desktop verbs for the reference program (a mixin: ``self.variant`` is set)."""
+
+    def _desktop_cell(self, step: dict[str, Any]) -> Steps:
+        """``{do: cell, ref: B9}`` goes to a cell (or selects a range, ``ref: A2:D7``);
+        ``value`` types one value there and presses Enter; ``values`` types a row of them,
+        Tab between."""
+        ref = str(step["ref"])
+        yield _key("ctrl", "shift", "F5"), step.get("thought") or f"I'll go to cell {ref} through the Name Box."
+        yield _key("ctrl", "a"), "I'll replace the address that is in the Name Box."
+        yield _type(f"{ref}\n"), f"I'll enter {ref} to jump there."
+        values = step.get("values")
+        if values is None and "value" in step:
+            values = [step["value"]]
+        for i, raw in enumerate(values or []):
+            value, last = str(raw), i == len(values) - 1
+            end = "\n" if last else "\t"
+            if not value:
+                yield _key("enter" if last else "tab"), "I'll leave this cell empty."
+            elif _autocompletes(value):
+                yield _type(value), f"I'll type {value[:60]!r}."
+                yield _key("delete"), "I'll drop anything Calc suggests to complete it."
+                yield _key("enter" if last else "tab"), "I'll confirm the cell." if last else "Next cell."
+            else:
+                yield _type(value + end), f"I'll type {value[:60]!r} into the cell."
+
+    def _desktop_sort(self, step: dict[str, Any]) -> Steps:
+        """``{do: sort, range: A2:D7, column: 3, descending: true}``: select the range and sort
+        its rows by its ``column``-th column (0-based) with Data > Sort."""
+        rng, column = str(step["range"]), int(step.get("column", 0))
+        descending = bool(step.get("descending", False))
+        yield from self._desktop_cell({"ref": rng, "thought": f"I'll select the rows {rng} through the Name Box."})
+        yield _key("alt", "d"), "I'll open the Data menu."
+        yield _key("s"), "I'll open the Sort dialog."
+        for _ in range(column):
+            yield _key("down"), "I'll pick the column to sort by."
+        if descending:
+            yield _key("tab"), "Now the sort order."
+            yield _key("down"), "I want descending order."
+        yield _key("enter"), "I'll sort."
+
+    def _desktop_save(self, step: dict[str, Any]) -> Steps:
+        yield _key("ctrl", "s"), "I'll save the file."
+        yield Action(type="wait", amount=1), "I'll wait for the format question."
+        yield _key("enter"), "I'll keep the file's current format."
+
+    def _desktop_find(self, step: dict[str, Any]) -> Steps:
+        """``{do: find, text}``: select the first match after the cursor."""
+        text = str(step["text"])
+        yield _key("ctrl", "f"), f"I'll search for {text[:60]!r}."
+        yield _type(text + "\n"), f"I'll look for {text[:60]!r}."
+        yield _key("escape"), "Found it; I'll close the search bar and work on the selection."
+
+    def _desktop_replace_all(self, step: dict[str, Any]) -> Steps:
+        """``{do: replace_all, find, replace}``: Writer's Find & Replace, Replace All."""
+        old, new = str(step["find"]), str(step["replace"])
+        yield _key("ctrl", "h"), "I'll open Find & Replace."
+        yield _type(old), f"I'll search for {old[:60]!r}."
+        yield _key("alt", "p"), "Now the replacement."
+        yield _type(new), f"I'll replace it with {new[:60]!r}."
+        yield _key("alt", "l"), "I'll replace every occurrence."
+        yield _key("escape"), "I'll close the dialog."
+
+    def _desktop_open(self, step: dict[str, Any]) -> Steps:
+        """``{do: open, file}``: open a workspace file in LibreOffice (a new window, or the
+        empty one the app started with); a CSV's Text Import dialog is accepted as it is."""
+        name = str(step["file"])
+        yield _key("ctrl", "o"), step.get("thought") or f"I'll open {name}."
+        # the dialog completes a name as it is typed at the end of the box, taking the letter
+        # case of the first file that starts alike (INV-1.docx after income.xlsx becomes
+        # inV-1.docx): type the path in front of a placeholder, then delete the placeholder
+        yield _type("#"), "The dialog auto-completes names (and their case); a placeholder stops that."
+        yield _key("home"), "Back to the start of the box."
+        yield _type(f"{WORKDIR}/{name}"), f"I'll type the path: {WORKDIR}/{name}."
+        yield _key("delete"), "I'll delete the placeholder."
+        yield _key("enter"), "Open it."
+        yield Action(type="wait", amount=1), f"I'll wait for {name} to open."
+        if name.lower().endswith((".csv", ".tsv")):
+            yield _key("enter"), "The import settings (UTF-8, comma-separated) are right; OK."
+            yield Action(type="wait", amount=1), "I'll wait for the table to load."
+        x, y = MENU_BAR
+        # a window LibreOffice reused for the file stays inactive until clicked
+        yield Action(type="click", x=x, y=y), f"I'll click {name}'s window to work in it."
+
+    def _desktop_close(self, step: dict[str, Any]) -> Steps:
+        """Close the document in front and give the keyboard back to the one behind it."""
+        yield _key("ctrl", "w"), "I have what I need; I'll close this document."
+        yield Action(type="wait", amount=1), "I'll let it close."
+        x, y = MENU_BAR
+        yield Action(type="click", x=x, y=y), "I'll click the other window to work in it again."
+
+    def _desktop_outline(self, step: dict[str, Any]) -> Steps:
+        yield _key("alt", "v"), "I'll open the View menu."
+        yield _key("o"), "The Outline view lets me edit every slide's text directly."
