@@ -56,7 +56,8 @@ class BwrapSandbox:
             if shutil.which(exe) is None:
                 raise ToolError(f"{exe} is not installed; coding_tool needs bubblewrap and util-linux")
         lim = self.limits
-        mounts = ["--ro-bind", "/usr", "/usr"]
+        # /tmp first: a venv or workspace living under /tmp is bound on top of it, not hidden by it
+        mounts = ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--ro-bind", "/usr", "/usr"]
         for link in ("bin", "lib", "lib64", "sbin"):
             target = Path("/") / link
             if target.is_symlink():
@@ -74,7 +75,6 @@ class BwrapSandbox:
             f"--fsize={lim.file_bytes}", f"--nofile={lim.open_files}", "--",
             "bwrap", "--unshare-all", "--unshare-user", "--uid", "1000", "--gid", "1000",
             "--die-with-parent", "--new-session", "--cap-drop", "ALL", *mounts,
-            "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
             "--bind", str(self.workspace), SANDBOX_WORKSPACE, "--remount-ro", "/",
             "--chdir", SANDBOX_WORKSPACE,
             "--clearenv", "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin",
