@@ -114,3 +114,21 @@ def test_near_duplicates_keep_the_smallest_id():
         ("t4", "mail.b", "create a NOTE titled call anna berg today please now"),
     ]
     assert near_duplicates(items) == {"t3": "t1", "t4": "t1"}
+
+
+def test_desktop_tasks_spread_over_action_sets():
+    """Within a domain the least-used variant comes first, so GUI-only cards (most of the
+    desktop cards) do not crowd out terminal and hybrid tasks."""
+    from collections import Counter
+
+    cards = load_cards(SKILLS_DIR)
+    variants, domains = Counter(), Counter()
+    for world in sample_worlds(12):
+        pool = [c for card in cards.values() for c in instantiate(card, world, 7)]
+        for c in select_balanced(pool, 10, f"7:{world.world_id}"):
+            domains[c.domain] += 1
+            if c.domain == "desktop":
+                variants[c.variant] += 1
+    assert set(variants) == {"gui", "terminal", "hybrid"}, variants
+    assert variants["gui"] <= 0.6 * sum(variants.values()), variants
+    assert max(domains.values()) - min(domains.values()) <= 0.15 * sum(domains.values()), domains

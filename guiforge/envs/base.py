@@ -35,11 +35,14 @@ class EnvSpec(BaseModel):
     viewport: tuple[int, int] | None = None
     variant: Literal["gui", "terminal", "hybrid"] | None = None  # desktop action sets
     device: str | None = None  # mobile emulation profile, e.g. "Pixel 7"
+    # phone screenshots in device pixels (1082x2202 on a Pixel 7; ~0.27 s a frame here) or
+    # CSS pixels (412x839; ~0.04 s); None: the adapter's default (device)
+    screenshot_scale: Literal["device", "css"] | None = None
 
     @property
     def pool_key(self) -> tuple:
         # Apps are loaded per task, so instances differ only by domain/viewport/variant.
-        return (self.domain, self.viewport, self.variant, self.device)
+        return (self.domain, self.viewport, self.variant, self.device, self.screenshot_scale)
 
 
 class Criterion(BaseModel):

@@ -21,8 +21,9 @@ class Verdict:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-def env_spec(domain: str, variant: str | None) -> EnvSpec:
-    return EnvSpec(domain=domain, variant=variant if domain == "desktop" else None)
+def env_spec(domain: str, variant: str | None, phone_screenshots: str | None = None) -> EnvSpec:
+    return EnvSpec(domain=domain, variant=variant if domain == "desktop" else None,
+                   screenshot_scale=phone_screenshots if domain == "mobile" else None)
 
 
 def run_reference(
@@ -51,9 +52,11 @@ def run_reference(
 
 
 class PackageGate:
-    def __init__(self, manager: EnvManager, attempts: int = 2):
+    def __init__(self, manager: EnvManager, attempts: int = 2, acquire_timeout_s: float = 1800.0):
         self.manager = manager
         self.attempts = attempts
+        # gates running at once queue for the domain's instances: a long wait is not a fault
+        self.acquire_timeout_s = acquire_timeout_s
 
     def check(self, spec: TaskSpec, reference: list[dict], variant: str | None = None) -> Verdict:
         last = ""
@@ -67,7 +70,7 @@ class PackageGate:
     def _check(self, spec: TaskSpec, reference: list[dict], variant: str | None) -> Verdict:
         started = time.perf_counter()
         limit = max(spec.max_steps * 3, 30)
-        with self.manager.acquire(env_spec(spec.domain, variant)) as lease:
+        with self.manager.acquire(env_spec(spec.domain, variant), timeout_s=self.acquire_timeout_s) as lease:
             lease.capture(False)  # the gate needs state and geometry, never pixels
             obs = lease.reset(spec)
             # Evaluating reads state and changes nothing, so the reference starts from this s0.

@@ -178,9 +178,12 @@ def instantiate(card: SkillCard, world: World, seed: int) -> list[TaskCandidate]
     return [render(card, world, ctx, *where[(offset + i) % len(where)], seed) for i, ctx in enumerate(chosen)]
 
 
-def select_balanced(candidates: list[TaskCandidate], per_world: int, seed: int) -> list[TaskCandidate]:
+def select_balanced(candidates: list[TaskCandidate], per_world: int, seed: int | str) -> list[TaskCandidate]:
     """Pick ``per_world`` candidates, round-robin over domains, so a world's tasks spread
-    across web, mobile, desktop and tools; within a domain, unused skills come first."""
+    across web, mobile, desktop and tools; within a domain, the action set (variant) used
+    least so far comes first (desktop: GUI, terminal, hybrid), then unused skills. Give
+    each world its own ``seed`` (e.g. "7:<world_id>"), or every world starts the
+    round-robin at the same domain and that domain gets the odd task each time."""
     rng = random.Random(seed)
     by_domain: dict[str, list[TaskCandidate]] = {}
     for c in sorted(candidates, key=lambda c: c.task_id):
@@ -189,6 +192,7 @@ def select_balanced(candidates: list[TaskCandidate], per_world: int, seed: int) 
         rng.shuffle(group)
     picked: list[TaskCandidate] = []
     used_skills: set[str] = set()
+    used_variants: dict[tuple[str, str | None], int] = {}
     domains = sorted(by_domain)
     rng.shuffle(domains)
     while len(picked) < per_world and any(by_domain.values()):
@@ -196,8 +200,11 @@ def select_balanced(candidates: list[TaskCandidate], per_world: int, seed: int) 
             group = by_domain[domain]
             if not group or len(picked) >= per_world:
                 continue
-            fresh = next((c for c in group if c.skill_id not in used_skills), group[0])
+            # min() keeps the first of equals, and the group is shuffled: ties break at random
+            fresh = min(group, key=lambda c: (used_variants.get((domain, c.variant), 0),
+                                              c.skill_id in used_skills))
             group.remove(fresh)
             picked.append(fresh)
             used_skills.add(fresh.skill_id)
+            used_variants[(domain, fresh.variant)] = used_variants.get((domain, fresh.variant), 0) + 1
     return picked

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from concurrent.futures import ThreadPoolExecutor
 from typing import Literal
 
 from pydantic import Field
@@ -27,6 +28,10 @@ class RolloutsConfig(StageConfig):
     context: ContextPolicy = Field(default_factory=ContextPolicy)
     noise: Noise = Field(default_factory=Noise)
     instances_per_domain: int = Field(default=2, ge=1, le=16)
+    phone_screenshots: Literal["device", "css"] = Field(
+        default="device", description="mobile frames in device pixels (1082x2202) or CSS pixels (412x839, ~6x cheaper)")
+    concurrency: int = Field(default=1, ge=1, le=32,
+                             description="tasks of a shard rolled out at once (each in its own environment)")
     max_parse_retries: int = Field(default=2, ge=0, le=10)
 
 
@@ -117,44 +122,60 @@ class RolloutsStage(Stage):
         from guiforge.tasks.materialize import task_spec
 
         cache: dict[str, dict] = {}
-        trajectories, steps = [], []
-        for task_id, path in shard.params["tasks"]:
+        for _, path in shard.params["tasks"]:
             if path not in cache:
                 cache[path] = {r["task_id"]: r for r in ctx.lake.read_shard(path).to_pylist()}
-            row = cache[path][task_id]
+        rows = [cache[path][task_id] for task_id, path in shard.params["tasks"]]
+
+        def collect(row: dict) -> list:
+            """The k episodes of one task, in one environment lease."""
             spec = task_spec(row, worlds[row["world_id"]])
-            system_hash = hash_messages([Message("system", system_prompt(row["domain"], row["variant"]))])
-            with manager.acquire(env_spec(row["domain"], row["variant"])) as lease:
+            out = []
+            with manager.acquire(env_spec(row["domain"], row["variant"], self.config.phone_screenshots),
+                                 timeout_s=1800) as lease:
                 for sample in range(self.config.samples):
                     policy = self.policy_for(ctx, row, sample)
-                    episode = run_episode(lease, spec, policy, self.config.context, row["variant"],
-                                          self.config.max_parse_retries)
-                    trajectory_id = "trj_" + fingerprint([task_id, sample, policy.name, ctx.seed, harness], 14)
-                    verdict = episode.verdict
-                    trajectories.append({
-                        "trajectory_id": trajectory_id, "task_id": task_id, "sample_index": sample,
-                        "success": None if verdict is None else verdict.success,
-                        "score": None if verdict is None else verdict.score,
-                        "env_failure": episode.env_failure, "n_steps": len(episode.steps),
-                        "criteria_json": json.dumps(verdict.as_dict() if verdict else None),
-                        "teacher_model": policy.name,
-                        "harness_json": json.dumps({**harness, "variant": row["variant"], "answer": episode.answer,
-                                                    "status": episode.status}),
-                        "prompt_hash": system_hash, "seed": ctx.seed, "wall_s": episode.wall_s,
-                        "input_tokens": episode.input_tokens, "output_tokens": episode.output_tokens,
-                        "error": episode.error,
+                    out.append((sample, policy.name, run_episode(lease, spec, policy, self.config.context,
+                                                                 row["variant"], self.config.max_parse_retries)))
+            return out
+
+        if self.config.concurrency == 1 or len(rows) == 1:
+            collected = [collect(row) for row in rows]
+        else:
+            with ThreadPoolExecutor(min(self.config.concurrency, len(rows)), thread_name_prefix="rollout") as pool:
+                collected = list(pool.map(collect, rows))  # map keeps the shard's order
+
+        trajectories, steps = [], []
+        for row, episodes in zip(rows, collected, strict=True):
+            task_id = row["task_id"]
+            system_hash = hash_messages([Message("system", system_prompt(row["domain"], row["variant"]))])
+            for sample, policy_name, episode in episodes:
+                trajectory_id = "trj_" + fingerprint([task_id, sample, policy_name, ctx.seed, harness], 14)
+                verdict = episode.verdict
+                trajectories.append({
+                    "trajectory_id": trajectory_id, "task_id": task_id, "sample_index": sample,
+                    "success": None if verdict is None else verdict.success,
+                    "score": None if verdict is None else verdict.score,
+                    "env_failure": episode.env_failure, "n_steps": len(episode.steps),
+                    "criteria_json": json.dumps(verdict.as_dict() if verdict else None),
+                    "teacher_model": policy_name,
+                    "harness_json": json.dumps({**harness, "variant": row["variant"], "answer": episode.answer,
+                                                "status": episode.status}),
+                    "prompt_hash": system_hash, "seed": ctx.seed, "wall_s": episode.wall_s,
+                    "input_tokens": episode.input_tokens, "output_tokens": episode.output_tokens,
+                    "error": episode.error,
+                })
+                for s in episode.steps:
+                    sha = images.add_image(s.screenshot, s.image_format)[0] if s.screenshot else None
+                    steps.append({
+                        "trajectory_id": trajectory_id, "step_index": s.step_index, "image_sha256": sha,
+                        "image_width": s.width or None, "image_height": s.height or None,
+                        "thought": s.thought, "raw_output": s.raw_output,
+                        "action": s.action.row() if s.action else None,
+                        "action_pixels_json": json.dumps(s.action_pixels) if s.action_pixels else None,
+                        "feedback": s.feedback, "error": s.error, "latency_s": round(s.latency_s, 4),
+                        "input_tokens": s.input_tokens, "output_tokens": s.output_tokens,
+                        "prompt_hash": s.prompt_hash, "prompt_messages": s.prompt_messages,
+                        "prefix_messages": s.prefix_messages,
                     })
-                    for s in episode.steps:
-                        sha = images.add_image(s.screenshot, s.image_format)[0] if s.screenshot else None
-                        steps.append({
-                            "trajectory_id": trajectory_id, "step_index": s.step_index, "image_sha256": sha,
-                            "image_width": s.width or None, "image_height": s.height or None,
-                            "thought": s.thought, "raw_output": s.raw_output,
-                            "action": s.action.row() if s.action else None,
-                            "action_pixels_json": json.dumps(s.action_pixels) if s.action_pixels else None,
-                            "feedback": s.feedback, "error": s.error, "latency_s": round(s.latency_s, 4),
-                            "input_tokens": s.input_tokens, "output_tokens": s.output_tokens,
-                            "prompt_hash": s.prompt_hash, "prompt_messages": s.prompt_messages,
-                            "prefix_messages": s.prefix_messages,
-                        })
         return {"trajectories": trajectories, "steps": steps, "images": images.rows}

@@ -9,6 +9,7 @@ is a row in exclusions with its gate and reason.
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import Field
 
@@ -19,6 +20,11 @@ class TaskGatesConfig(StageConfig):
     package_gate: bool = Field(default=True, description="run every reference solution in the real environment")
     near_duplicate_threshold: float = Field(default=0.9, gt=0, le=1)
     instances_per_domain: int = Field(default=2, ge=1, le=16, description="environment instances per domain")
+    shard_size: int = Field(default=20, ge=1, le=10000,
+                            description="candidates per shard (small shards keep every worker busy to the end)")
+    concurrency: int = Field(default=1, ge=1, le=32,
+                             description="package gates run at once per shard (a desktop gate mostly waits "
+                                         "on LibreOffice, so several overlap well)")
 
 
 def world_index(ctx) -> dict:
@@ -35,9 +41,13 @@ def world_index(ctx) -> dict:
 
 
 def env_manager(ctx, instances: int):
+    """The run's environment manager, shared by the stages (warm instances carry over);
+    the stage running now sets how many instances per domain it may hold."""
     from guiforge.envs import EnvManager, default_factories
 
-    return ctx.resource("env-manager", lambda: EnvManager(default_factories(), max_instances=instances))
+    manager = ctx.resource("env-manager", lambda: EnvManager(default_factories(), max_instances=instances))
+    manager.max_instances = instances
+    return manager
 
 
 class TaskGatesStage(Stage):
@@ -55,8 +65,11 @@ class TaskGatesStage(Stage):
     def plan(self, ctx) -> list[ShardPlan]:
         shards = ctx.input_shards("task_candidates")
         everything = [s.fingerprint for s in shards]  # duplicates are judged against all candidates
-        return [ShardPlan(key=f"gates<{s.fingerprint}", params={"path": s.path, "all": [x.path for x in shards]},
-                          inputs=[s.fingerprint, *everything]) for s in shards]
+        size = self.config.shard_size
+        return [ShardPlan(key=f"gates<{s.fingerprint}[{i}:{i + size}]",
+                          params={"path": s.path, "rows": [i, i + size], "all": [x.path for x in shards]},
+                          inputs=[s.fingerprint, *everything])
+                for s in shards for i in range(0, s.rows, size)]
 
     def duplicates(self, ctx, paths: list[str]) -> dict[str, str]:
         from guiforge.gates.text_gates import near_duplicates
@@ -84,7 +97,9 @@ class TaskGatesStage(Stage):
             excluded.append(exclusion_row(self.name, gate_name, reason, row["task_id"], "task_candidates",
                                           {"skill_id": row["skill_id"], "domain": row["domain"], **(details or {})}))
 
-        for row in ctx.lake.read_shard(shard.params["path"]).to_pylist():
+        pending = []  # rows that passed the text gates, in shard order
+        start, end = shard.params["rows"]
+        for row in ctx.lake.read_shard(shard.params["path"]).slice(start, end - start).to_pylist():
             row.pop("run_id", None)
             if row["task_id"] in dupes:
                 reject(row, "near_duplicate", f"repeats task {dupes[row['task_id']]}")
@@ -99,9 +114,22 @@ class TaskGatesStage(Stage):
             if missing:
                 reject(row, "entities", f"the instruction names {missing[0]!r}, which the world does not contain")
                 continue
+            pending.append(row)
+
+        def package(row: dict):
+            return gate.check(task_spec(row, worlds[row["world_id"]]), json.loads(row["reference_json"]),
+                              row["variant"])
+
+        if gate is None:
+            verdicts = [None] * len(pending)
+        elif self.config.concurrency == 1:
+            verdicts = [package(row) for row in pending]
+        else:
+            with ThreadPoolExecutor(self.config.concurrency, thread_name_prefix="package-gate") as pool:
+                verdicts = list(pool.map(package, pending))  # map keeps the shard's order
+        for row, result in zip(pending, verdicts, strict=True):
             verdict = {"passed": True, "skipped": True}
-            if gate is not None:
-                result = gate.check(task_spec(row, world), json.loads(row["reference_json"]), row["variant"])
+            if result is not None:
                 if not result.passed:
                     reject(row, "package", result.reason, result.details)
                     continue

@@ -99,7 +99,7 @@ class TaskCandidatesStage(Stage):
                 except BindingError as exc:
                     excluded.append(exclusion_row(self.name, "render", str(exc), f"{world_id}:{card.id}",
                                                   "task_candidates"))
-            for candidate in select_balanced(pool, self.config.per_world, ctx.seed):
+            for candidate in select_balanced(pool, self.config.per_world, f"{ctx.seed}:{world_id}"):
                 problems = file_problems(candidate, world)
                 if problems:
                     excluded.append(exclusion_row(self.name, "file", "; ".join(problems[:3]), candidate.task_id,

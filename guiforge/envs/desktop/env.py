@@ -150,7 +150,8 @@ class DesktopEnv(Environment):
             self.shell.close()
             self.shell = None
         if self.sandbox is not None:
-            self.sandbox.kill_all()  # anything the last episode left running (nohup, setsid)
+            # anything the last episode left running (nohup, setsid); not the next LibreOffice
+            self.sandbox.kill_all(keep=self.office.spare_pids if self.office else None)
 
     def healthy(self) -> bool:
         if self.sandbox is None:
@@ -174,7 +175,7 @@ class DesktopEnv(Environment):
     def kill(self) -> None:
         """Stop everything now; safe to call from another thread and more than once."""
         for stop in (
-            lambda: self.office and self.office.stop(),
+            lambda: self.office and self.office.close(),
             lambda: self.shell and self.shell.close(),
             lambda: self.sandbox and self.sandbox.kill_all(),
             lambda: self.x and self.x.close(),

@@ -5,13 +5,21 @@ hunt) inside bubblewrap with the same view as the terminal: ``/workspace`` writa
 rest of the system read-only or absent, so its file dialogs cannot browse the host either.
 It reaches the X server only through its socket file (the sandbox has no network, which
 also hides X's abstract socket). Each episode gets a fresh copy of the template profile.
+
+A reset does not wait for a cold start: while an episode runs, the next episode's
+LibreOffice (its own sandbox, its own fresh profile) starts with no document, and the reset
+hands it the document over LibreOffice's single-instance pipe (see ``launcher.py``). Every
+episode still gets a new process and a clean profile; only the start-up has moved.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
+import select
+import shutil
 import subprocess
 import time
 from dataclasses import replace
@@ -33,6 +41,8 @@ ANY_DOCUMENT = "^.+ - LibreOffice( [A-Za-z/]+)?$"
 CSV_FILTER = "--infilter=CSV:44,34,76,1"
 TSV_FILTER = "--infilter=CSV:9,34,76,1"
 GUI_TMP = 256 * MiB  # LibreOffice writes temporary copies of documents while saving
+LAUNCHER = Path(__file__).with_name("launcher.py")
+SYSTEM_PYTHON = Path("/usr/bin/python3")  # the sandbox sees /usr, not our venv
 
 
 class Office:
@@ -41,30 +51,39 @@ class Office:
         self.log_path = profile_dir.parent / f"{profile_dir.name}.log"
         self.template: Path | None = None
         self._box: Spawned | None = None
+        self._spare: Spawned | None = None  # the next episode's LibreOffice, started early
+        self._in_use: dict[int, Path] = {}  # id(box) -> its profile directory
+        self._profiles = (profile_dir, profile_dir.with_name(profile_dir.name + "-next"))
         self.window_s = 0.0  # the last launch: until the window was mapped
         self.launch_cpu_s = 0.0
+        self.warm = False  # whether the last launch used the spare
+        self.use_spare = SYSTEM_PYTHON.exists()
 
     def prepare(self) -> None:
         """Build (once per machine) or find the warmed-up template profile."""
         self.template = ensure_template(self.x.width, self.x.height, self._warm_up)
 
-    def _spawn(self, profile: Path, args: list[str]) -> Spawned:
+    def _spawn(self, profile: Path, args: list[str], launcher: bool = False) -> Spawned:
         binds = [Bind(self.x.socket, str(self.x.socket), writable=True),
                  Bind(profile, PROFILE_MOUNT, writable=True)]
         if Path("/var/cache/fontconfig").is_dir():
             binds.append(Bind(Path("/var/cache/fontconfig"), "/var/cache/fontconfig"))
-        with self._log() as log:
+        command = [str(SOFFICE), f"-env:UserInstallation=file://{PROFILE_MOUNT}", "--norestore",
+                   "--nologo", "--nolockcheck", *args]
+        pipes = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL}
+        if launcher:
+            command = [str(SYSTEM_PYTHON), "-I", "-c", LAUNCHER.read_text(), *command]
+            pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE}
+        with self._log(append=launcher) as log:
             return self.sandbox.spawn(
-                [str(SOFFICE), f"-env:UserInstallation=file://{PROFILE_MOUNT}", "--norestore",
-                 "--nologo", "--nolockcheck", *args],
-                binds=binds, limits=replace(GUI_LIMITS, tmp_bytes=GUI_TMP),
+                command, binds=binds, limits=replace(GUI_LIMITS, tmp_bytes=GUI_TMP),
                 # HOME in the private /tmp: dconf and fontconfig caches stay out of the workspace
                 env={"DISPLAY": self.x.name, "SAL_USE_VCLPLUGIN": "gen", "HOME": "/tmp"},
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+                stderr=log, **pipes)
 
-    def _log(self):
-        """LibreOffice's and bwrap's stderr, truncated per launch, quoted in errors."""
-        return open(self.log_path, "wb")
+    def _log(self, append: bool = False):
+        """LibreOffice's and bwrap's stderr, truncated per cold launch, quoted in errors."""
+        return open(self.log_path, "ab" if append else "wb")
 
     def log_tail(self) -> str:
         try:
@@ -120,7 +139,6 @@ class Office:
             raise EnvFailure("Office.launch before prepare()")
         self.stop()
         started = time.monotonic()
-        copy_profile(self.template, self.profile_dir, self.sandbox.user.uid, self.sandbox.user.gid)
         for stale in self.sandbox.workspace.path.rglob(".~lock.*"):
             stale.unlink()
         if document is None:
@@ -132,13 +150,70 @@ class Office:
             # any document window: LibreOffice may title it from the file's metadata, or
             # open it in another module than the suffix suggests (.html -> Writer/Web)
             title = ANY_DOCUMENT
-        self._box = self._spawn(self.profile_dir, args)
+        self._box = self._hand_to_spare(args, timeout_s)
+        self.warm = self._box is not None
+        if self._box is None:
+            profile = self._free_profile()
+            copy_profile(self.template, profile, self.sandbox.user.uid, self.sandbox.user.gid)
+            self._box = self._spawn(profile, args)
+            self._in_use[id(self._box)] = profile
         self._wait_for(self._box, title, timeout_s)
         self.window_s = time.monotonic() - started
         self.x.wait_for_content(timeout_s=max(1.0, timeout_s - (time.monotonic() - started)))
         # CPU seconds LibreOffice needed to get here: the wall time on an idle machine
         self.launch_cpu_s = self.cpu_ticks() / os.sysconf("SC_CLK_TCK")
-        return time.monotonic() - started
+        elapsed = time.monotonic() - started
+        self._start_spare()
+        return elapsed
+
+    # -- the spare: the next episode's LibreOffice -------------------------------------------
+
+    def _free_profile(self) -> Path:
+        """The profile directory the running LibreOffice does not use."""
+        busy = {self._in_use.get(id(box)) for box in (self._box, self._spare) if box is not None}
+        return next(p for p in self._profiles if p not in busy)
+
+    def _start_spare(self) -> None:
+        if not self.use_spare or self._spare is not None:
+            return
+        profile = self._free_profile()
+        try:
+            copy_profile(self.template, profile, self.sandbox.user.uid, self.sandbox.user.gid)
+            spare = self._spawn(profile, ["--nodefault"], launcher=True)
+        except (OSError, RuntimeError):
+            self.use_spare = False  # cold starts still work
+            return
+        self._in_use[id(spare)] = profile
+        self._spare = spare
+
+    def _hand_to_spare(self, args: list[str], timeout_s: float) -> Spawned | None:
+        """Give the document to the waiting LibreOffice; None if there is none or it failed
+        (the caller then starts one cold)."""
+        spare, self._spare = self._spare, None
+        if spare is None:
+            return None
+        try:
+            if self._read_line(spare, timeout_s) == "ready":
+                spare.proc.stdin.write((json.dumps(args) + "\n").encode())
+                spare.proc.stdin.flush()
+                if self._read_line(spare, timeout_s) == "opened":
+                    return spare
+        except OSError:
+            pass
+        self._in_use.pop(id(spare), None)
+        spare.kill()
+        return None
+
+    @staticmethod
+    def _read_line(box: Spawned, timeout_s: float) -> str:
+        stream = box.proc.stdout
+        ready, _, _ = select.select([stream], [], [], timeout_s)
+        return stream.readline().decode(errors="replace").strip() if ready else ""
+
+    def spare_pids(self) -> list[int]:
+        """Processes of the waiting LibreOffice (a reset must not kill them)."""
+        spare = self._spare
+        return [spare.proc.pid, *spare.pids()] if spare is not None else []
 
     def _wait_for(self, box: Spawned, title: str, timeout_s: float) -> None:
         pattern = title if title == ANY_DOCUMENT else "^" + re.escape(title) + "$"
@@ -157,7 +232,7 @@ class Office:
     def cpu_ticks(self) -> int:
         """CPU time (clock ticks) used so far by everything in LibreOffice's sandbox."""
         total = 0
-        for pid in self._box.pids() if self._box else []:
+        for pid in self._box.tree_pids() if self._box else []:
             try:
                 with open(f"/proc/{pid}/stat", "rb") as f:
                     fields = f.read().rpartition(b")")[2].split()
@@ -203,4 +278,15 @@ class Office:
         window of this episode outlives it."""
         box, self._box = self._box, None
         if box is not None:
+            self._in_use.pop(id(box), None)
             box.kill()
+
+    def close(self) -> None:
+        """Stop LibreOffice and the spare, and remove their profiles."""
+        self.stop()
+        spare, self._spare = self._spare, None
+        if spare is not None:
+            self._in_use.pop(id(spare), None)
+            spare.kill()
+        for profile in self._profiles:
+            shutil.rmtree(profile, ignore_errors=True)

@@ -30,7 +30,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -264,9 +264,9 @@ class Sandbox:
         return session
 
     # -- teardown ------------------------------------------------------------------------
-    def kill_all(self) -> int:
-        """Kill every process of the sandbox user (only with a dedicated uid)."""
-        return self.user.kill_all()
+    def kill_all(self, keep: Callable[[], Iterable[int]] | None = None) -> int:
+        """Kill every process of the sandbox user (only with a dedicated uid) but ``keep``'s."""
+        return self.user.kill_all(keep)
 
     def close(self) -> None:
         if self._owns_workspace and isinstance(self.workspace, Workspace):
@@ -292,6 +292,22 @@ class Spawned:
 
     def pids(self, exclude: Sequence[int] = ()) -> list[int]:
         return pids_in_pidns(self.pidns, exclude) if self.pidns else []
+
+    def tree_pids(self) -> list[int]:
+        """The sandbox's init and its descendants, from /proc/<pid>/task/*/children: a few
+        small reads, where :meth:`pids` scans all of /proc (fine for killing, too slow to
+        poll). Orphans are re-parented to the init, so they are in the tree too."""
+        out, todo = [], [self.init_pid]
+        while todo:
+            pid = todo.pop()
+            out.append(pid)
+            try:
+                for task in os.listdir(f"/proc/{pid}/task"):
+                    with open(f"/proc/{pid}/task/{task}/children", "rb") as f:
+                        todo.extend(int(c) for c in f.read().split())
+            except OSError:
+                continue  # gone meanwhile
+        return out
 
     def alive(self) -> bool:
         return self.proc.poll() is None

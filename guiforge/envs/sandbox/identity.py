@@ -14,6 +14,7 @@ import fcntl
 import os
 import random
 import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,10 +64,13 @@ class SandboxUser:
         """Processes the user already has: a shared uid's process limit must allow them."""
         return 0 if self.dedicated else len(pids_of_user(self.uid))
 
-    def kill_all(self) -> int:
+    def kill_all(self, keep: Callable[[], Iterable[int]] | None = None) -> int:
+        """Kill every process of this uid but those ``keep`` names (asked afresh each round)."""
         if not self.dedicated or not UID_BASE <= self.uid < UID_BASE + UID_COUNT:
             return 0
-        return stop_then_kill(lambda: pids_of_user(self.uid))
+        if keep is None:
+            return stop_then_kill(lambda: pids_of_user(self.uid))
+        return stop_then_kill(lambda: [p for p in pids_of_user(self.uid) if p not in set(keep())])
 
     def release(self) -> None:
         self.kill_all()

@@ -56,8 +56,9 @@ class PageEnv(Environment):
     focus_script: str = _FOCUS
 
     def __init__(self, spec: EnvSpec, image_format: str = "png", jpeg_quality: int = 80,
-                 screenshot_scale: str = "device"):
+                 screenshot_scale: str | None = None):
         super().__init__(spec)
+        screenshot_scale = screenshot_scale or spec.screenshot_scale or "device"
         if image_format not in ("png", "jpeg"):
             raise ValueError(f"image_format must be png or jpeg, not {image_format!r}")
         if screenshot_scale not in ("device", "css"):
