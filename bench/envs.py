@@ -301,7 +301,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--resets", type=int, default=30)
     ap.add_argument("--steps", type=int, default=15)
-    ap.add_argument("--bg-resets", type=int, default=5, help="BrowserGym resets (each relaunches two browsers)")
+    ap.add_argument("--bg-resets", type=int, default=5, help="BrowserGym resets (each relaunches two browsers), >= 1")
     ap.add_argument("--domains", default="web,mobile,desktop,tools,replay")
     ap.add_argument("--skip-browsergym", action="store_true")
     ap.add_argument("--headless-shell", action="store_true",
@@ -309,6 +309,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--browsergym-spec", default=BROWSERGYM_SPEC, help="pip requirement for BrowserGym")
     ap.add_argument("--browsergym-venv", type=Path, default=VENV, help="where BrowserGym's venv lives")
     args = ap.parse_args(argv)
+    if min(args.resets, args.steps, args.bg_resets) < 1:
+        ap.error("--resets, --steps and --bg-resets must be at least 1 (use --skip-browsergym to leave it out)")
     domains = {d.strip() for d in args.domains.split(",") if d.strip()}
     python = None if args.skip_browsergym else ensure_browsergym(args.browsergym_spec, args.browsergym_venv)  # fail early
 

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(chromium chromium-headless-shell xvfb xdotool libreoffice-calc libreoffice-impress libreoffice-writer
-              poppler-utils bubblewrap tesseract-ocr fonts-dejavu-core)
+              poppler-utils bubblewrap tesseract-ocr fonts-dejavu-core python3-minimal)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
@@ -28,8 +28,16 @@ want=$(sha256sum pyproject.toml | cut -c1-16)
 if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "bootstrap: creating .venv and installing guiforge (about a minute)"
   [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-  .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v "^WARNING: Location" || true
-  .venv/bin/python -m pip install -q -e ".[test]" 2>&1 | grep -vE "^WARNING: Location|^\s*$" || true
+  # pip's and setuptools' chatter goes to a log, shown only if the install fails
+  pip_install() {
+    if ! .venv/bin/python -m pip install -q "$@" > .venv/pip.log 2>&1; then
+      cat .venv/pip.log >&2
+      echo "bootstrap: pip install $* failed (log above, also in .venv/pip.log)" >&2
+      exit 1
+    fi
+  }
+  pip_install --upgrade pip
+  pip_install -e ".[test]"
   .venv/bin/python -c "import guiforge, prefect, playwright, duckdb" 
   echo "$want" > "$stamp"
 fi

@@ -300,13 +300,15 @@ class Spawned:
         out, todo = [], [self.init_pid]
         while todo:
             pid = todo.pop()
-            out.append(pid)
             try:
+                children = []
                 for task in os.listdir(f"/proc/{pid}/task"):
                     with open(f"/proc/{pid}/task/{task}/children", "rb") as f:
-                        todo.extend(int(c) for c in f.read().split())
+                        children.extend(int(c) for c in f.read().split())
             except OSError:
                 continue  # gone meanwhile
+            out.append(pid)
+            todo.extend(children)
         return out
 
     def alive(self) -> bool:

@@ -159,3 +159,29 @@ def test_manager_replaces_a_desktop_whose_apps_crash(task, xlsx_bytes):
             assert obs.screenshot is not None
             verdict = lease.evaluate()  # through the out-of-process verifier
             assert verdict.criteria == {"c0": 0} and not verdict.success
+
+
+def test_reset_hands_the_document_to_the_next_libreoffice(hybrid_env, task, xlsx_bytes):
+    """While an episode runs, the next LibreOffice starts (its own sandbox, a fresh copy of
+    the profile) and the reset hands it the document over its pipe: every episode gets a
+    new process, nothing an episode wrote into its profile reaches a later one, and the
+    reset's clean-up (killing what the episode left running) spares the waiting one."""
+    env = hybrid_env
+    t = task("spare", {"files": {"report.xlsx": xlsx_bytes}, "open": "report.xlsx"}, [D2_IS_30])
+    episodes = []
+    for episode in range(3):
+        obs = env.reset(t)
+        office = env.office
+        profile = office._in_use[id(office._box)]
+        assert not (profile / "episode-marker").exists(), f"episode {episode} got a used profile"
+        (profile / "episode-marker").write_text(str(episode))
+        episodes.append((office._box.init_pid, office.warm))
+        assert obs.screenshot is not None and not score_rubric(t.rubric, env.final_state()).success
+        time.sleep(1.5)  # the episode: the next LibreOffice comes up meanwhile
+    assert len({pid for pid, _ in episodes}) == 3
+    assert [warm for _, warm in episodes[1:]] == [True, True]
+    # the document really is open in the handed-over LibreOffice: an edit saves into the file
+    env.step(click(*CELL_D2))
+    env.step(Action(type="type", text="30\n"))
+    save_keeping_format(env)
+    assert score_rubric(t.rubric, env.final_state()).success

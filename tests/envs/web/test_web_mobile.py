@@ -87,3 +87,16 @@ def test_long_press_menu_type_enter_and_action_errors(mobile, world):
     assert end.done and end.answer == "done"
     mobile.reset(t)
     assert not mobile.evaluate().success
+
+
+def test_css_pixel_frames_from_the_spec(manager, world):
+    """``EnvSpec.screenshot_scale="css"`` gives 412x839 frames (about 6x cheaper to capture
+    than device pixels); taps still land, since geometry follows the frame's pixels."""
+    from guiforge.envs import EnvSpec
+
+    with manager.acquire(EnvSpec(domain="mobile", screenshot_scale="css")) as lease:
+        obs = lease.reset(task("m-css", "mobile", ["mail"], web_setup(world), []))
+        assert Image.open(BytesIO(obs.screenshot)).size == (obs.width, obs.height) == (412, 839)
+        d = Driver(lease, obs)
+        d.tap(id="open-mail")
+        assert d.path == "/mail"
