@@ -15,25 +15,50 @@ from guiforge.testing.model_server import ModelServer
 CARD = "mail.reply_invoice_total"
 
 
-def config(name: str, teacher: dict, samples: int, tasks: int, package_gate: bool = True) -> dict:
+def config(name: str, teacher: dict, samples: int, tasks: int, package_gate: bool = True,
+           gates: dict | None = None, rollouts: dict | None = None) -> dict:
     return {
         "name": name, "seed": 4, "workers": 2,
         "models": {"world_builder": {"provider": "offline"}, "teacher": teacher},
         "stages": {
             "personas": {"count": 4, "shard_size": 2}, "worlds": {},
             "skills": {"include": [CARD]},
-            "task_candidates": {"per_world": 2}, "task_gates": {"package_gate": package_gate},
-            "rollouts": {"samples": samples, "tasks": tasks, "tasks_per_shard": 2},
+            "task_candidates": {"per_world": 2}, "task_gates": {"package_gate": package_gate, **(gates or {})},
+            "rollouts": {"samples": samples, "tasks": tasks, "tasks_per_shard": 2, **(rollouts or {})},
         },
     }
 
 
 @pytest.fixture(scope="module")
 def scripted_lake(tmp_path_factory) -> Lake:
+    """Gates and rollouts with their thread pools on (the shipped default runs them so)."""
     lake = tmp_path_factory.mktemp("rollouts") / "lake"
-    run_pipeline(build_pipeline(config("scripted", {"provider": "offline"}, 8, 4), "x.yaml", lake=str(lake)),
-                 executor="local")
+    cfg = config("scripted", {"provider": "offline"}, 8, 4, gates={"concurrency": 2, "shard_size": 3},
+                 rollouts={"concurrency": 2, "phone_screenshots": "css"})
+    run_pipeline(build_pipeline(cfg, "x.yaml", lake=str(lake)), executor="local")
     return Lake(lake)
+
+
+def test_gate_shards_are_slices_of_the_candidates(scripted_lake):
+    candidates = scripted_lake.read_table("task_candidates").num_rows
+    gate_shards = list(scripted_lake.manifest_entries(scripted_lake.runs("tasks")[0], "task_gates"))
+    assert len(gate_shards) == sum(-(-n // 3) for n in _rows_per_candidate_shard(scripted_lake))
+    written = sum(e["outputs"].get("tasks", {}).get("rows", 0) + e["outputs"].get("exclusions", {}).get("rows", 0)
+                  for e in gate_shards)
+    assert written == candidates  # every candidate judged exactly once: a task or an exclusion
+
+
+def _rows_per_candidate_shard(lake: Lake) -> list[int]:
+    entries = lake.manifest_entries(lake.runs("tasks")[0], "task_candidates")
+    return [e["outputs"]["task_candidates"]["rows"] for e in entries if e["outputs"].get("task_candidates")]
+
+
+def test_phone_frames_in_css_pixels(scripted_lake):
+    steps = scripted_lake.read_table("steps").to_pylist()
+    sizes = {(s["image_width"], s["image_height"]) for s in steps if s["image_sha256"]}
+    assert (412, 839) in sizes and (1082, 2202) not in sizes, sizes
+    harness = [json.loads(t["harness_json"]) for t in scripted_lake.read_table("trajectories").to_pylist()]
+    assert {h.get("phone_screenshots") for h in harness} == {"css", None}  # mobile rows say so, web rows not
 
 
 def test_every_gated_task_passed_its_package_gate(scripted_lake):

@@ -149,6 +149,7 @@ class RolloutsStage(Stage):
         for row, episodes in zip(rows, collected, strict=True):
             task_id = row["task_id"]
             system_hash = hash_messages([Message("system", system_prompt(row["domain"], row["variant"]))])
+            phone = {"phone_screenshots": self.config.phone_screenshots} if row["domain"] == "mobile" else {}
             for sample, policy_name, episode in episodes:
                 trajectory_id = "trj_" + fingerprint([task_id, sample, policy_name, ctx.seed, harness], 14)
                 verdict = episode.verdict
@@ -160,7 +161,7 @@ class RolloutsStage(Stage):
                     "criteria_json": json.dumps(verdict.as_dict() if verdict else None),
                     "teacher_model": policy_name,
                     "harness_json": json.dumps({**harness, "variant": row["variant"], "answer": episode.answer,
-                                                "status": episode.status}),
+                                                "status": episode.status, **phone}),
                     "prompt_hash": system_hash, "seed": ctx.seed, "wall_s": episode.wall_s,
                     "input_tokens": episode.input_tokens, "output_tokens": episode.output_tokens,
                     "error": episode.error,
