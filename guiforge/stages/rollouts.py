@@ -139,11 +139,8 @@ class RolloutsStage(Stage):
                                                                  row["variant"], self.config.max_parse_retries)))
             return out
 
-        if self.config.concurrency == 1 or len(rows) == 1:
-            collected = [collect(row) for row in rows]
-        else:
-            with ThreadPoolExecutor(min(self.config.concurrency, len(rows)), thread_name_prefix="rollout") as pool:
-                collected = list(pool.map(collect, rows))  # map keeps the shard's order
+        with ThreadPoolExecutor(self.config.concurrency, thread_name_prefix="rollout") as pool:
+            collected = list(pool.map(collect, rows))  # map keeps the shard's order
 
         trajectories, steps = [], []
         for row, episodes in zip(rows, collected, strict=True):

@@ -120,11 +120,8 @@ class TaskGatesStage(Stage):
             return gate.check(task_spec(row, worlds[row["world_id"]]), json.loads(row["reference_json"]),
                               row["variant"])
 
-        if gate is None:
-            verdicts = [None] * len(pending)
-        elif self.config.concurrency == 1:
-            verdicts = [package(row) for row in pending]
-        else:
+        verdicts = [None] * len(pending)
+        if gate is not None:
             with ThreadPoolExecutor(self.config.concurrency, thread_name_prefix="package-gate") as pool:
                 verdicts = list(pool.map(package, pending))  # map keeps the shard's order
         for row, result in zip(pending, verdicts, strict=True):

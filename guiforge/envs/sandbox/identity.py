@@ -68,9 +68,12 @@ class SandboxUser:
         """Kill every process of this uid but those ``keep`` names (asked afresh each round)."""
         if not self.dedicated or not UID_BASE <= self.uid < UID_BASE + UID_COUNT:
             return 0
-        if keep is None:
-            return stop_then_kill(lambda: pids_of_user(self.uid))
-        return stop_then_kill(lambda: [p for p in pids_of_user(self.uid) if p not in set(keep())])
+
+        def find() -> list[int]:
+            kept = set(keep()) if keep is not None else set()
+            return [p for p in pids_of_user(self.uid) if p not in kept]
+
+        return stop_then_kill(find)
 
     def release(self) -> None:
         self.kill_all()
