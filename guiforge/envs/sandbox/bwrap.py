@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 from guiforge.envs.sandbox.capture import BoundedOutput, drain
 from guiforge.envs.sandbox.identity import SandboxUser
 from guiforge.envs.sandbox.limits import Limits
-from guiforge.envs.sandbox.procs import pidns_of, pids_in_pidns, stop_then_kill
+from guiforge.envs.sandbox.procs import is_live, pidns_of, pids_in_pidns, stop_then_kill
 from guiforge.envs.sandbox.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -307,7 +307,8 @@ class Spawned:
                         children.extend(int(c) for c in f.read().split())
             except OSError:
                 continue  # gone meanwhile
-            out.append(pid)
+            if is_live(pid):  # a killed init lingers as a zombie until it is reaped
+                out.append(pid)
             todo.extend(children)
         return out
 

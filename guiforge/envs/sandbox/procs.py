@@ -25,7 +25,7 @@ def pidns_of(pid: int) -> str | None:
         return None
 
 
-def _live(pid: int) -> bool:
+def is_live(pid: int) -> bool:
     """False for zombies (already dead, waiting to be reaped) and vanished processes."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
@@ -40,7 +40,7 @@ def pids_in_pidns(namespace: str, exclude: Iterable[int] = ()) -> list[int]:
         # treat the host's own namespace as a sandbox to be emptied
         return []
     skip = set(exclude)
-    return [p for p in _host_pids() if p not in skip and pidns_of(p) == namespace and _live(p)]
+    return [p for p in _host_pids() if p not in skip and pidns_of(p) == namespace and is_live(p)]
 
 
 def pids_of_user(uid: int) -> list[int]:
@@ -48,7 +48,7 @@ def pids_of_user(uid: int) -> list[int]:
     found = []
     for pid in _host_pids():
         try:
-            if pid != me and os.stat(f"/proc/{pid}").st_uid == uid and _live(pid):
+            if pid != me and os.stat(f"/proc/{pid}").st_uid == uid and is_live(pid):
                 found.append(pid)
         except OSError:
             continue

@@ -25,10 +25,24 @@ def _wait_for(fn, timeout_s: float = 5.0):
     raise AssertionError("timed out")
 
 
+def _comm(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return "?"
+
+
+def _settled(box) -> bool:
+    """All three sleeps run and nothing else but the sandbox's init (bash execs the last one)."""
+    names = sorted(_comm(p) for p in box.pids() if p != box.init_pid)
+    return names == ["sleep", "sleep", "sleep"]
+
+
 def test_tree_walk_finds_what_the_namespace_scan_finds(sandbox):
     box = sandbox.spawn(["/bin/bash", "-c", FAMILY], stdout=subprocess.DEVNULL)
     try:
-        _wait_for(lambda: len(box.pids()) >= 4)  # init, bash, three sleeps (bash may exec the last)
+        _wait_for(lambda: _settled(box))  # the subshell that forked the orphan has exited
         assert sorted(box.tree_pids()) == sorted(box.pids())
     finally:
         box.kill()
@@ -40,7 +54,7 @@ def test_kill_all_spares_what_keep_names(sandbox):
     kept = sandbox.spawn(["/bin/sleep", "30"], stdout=subprocess.DEVNULL)
     doomed = sandbox.spawn(["/bin/bash", "-c", FAMILY], stdout=subprocess.DEVNULL)
     try:
-        _wait_for(lambda: len(doomed.pids()) >= 4)
+        _wait_for(lambda: _settled(doomed))
         sandbox.kill_all(keep=lambda: [kept.proc.pid, *kept.pids()])
         assert doomed.pids() == []
         assert kept.alive() and kept.pids()
