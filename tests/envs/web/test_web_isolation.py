@@ -5,8 +5,6 @@ A bare Chromium proves the same probes do reach it, so the test can fail."""
 
 from __future__ import annotations
 
-import socket
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -15,6 +13,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from guiforge.envs.web.browser import CHROMIUM
 from guiforge.envs.web.routing import APP_ORIGIN
+from guiforge.testing.listener import CountingListener
 
 PROBE = """(base) => {
   const u = (p) => base + p;
@@ -32,41 +31,10 @@ PROBE = """(base) => {
 }"""
 
 
-class Listener:
-    def __init__(self, host: str):
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind((host, 0))
-        self.sock.listen(64)
-        self.sock.settimeout(0.2)
-        self.host, self.port = self.sock.getsockname()
-        self.connections = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._accept, daemon=True)
-        self._thread.start()
-
-    def _accept(self) -> None:
-        deadline = time.monotonic() + 120  # bounded even if a test forgets to stop it
-        while not self._stop.is_set() and time.monotonic() < deadline:
-            try:
-                conn, _ = self.sock.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            self.connections += 1
-            conn.close()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=2)
-        self.sock.close()
-
-
 @pytest.fixture
 def listener():
     try:
-        lst = Listener("127.0.0.2")
+        lst = CountingListener("127.0.0.2", lifetime_s=120)
     except OSError as exc:
         pytest.skip(f"cannot bind 127.0.0.2 here: {exc}")
     yield lst
@@ -95,7 +63,7 @@ def test_isolated_browser_reaches_nothing(direct_web, listener):
 
 def test_isolated_browser_still_reaches_127_0_0_1(direct_web):
     """The allowed loopback works, so the zero above is isolation, not a broken probe."""
-    local = Listener("127.0.0.1")
+    local = CountingListener("127.0.0.1", lifetime_s=120)
     try:
         page = direct_web.s.page
         # The previous test's blocked navigation can commit its error page late and abort
