@@ -11,19 +11,17 @@ sleep is timed separately), so the comparison is against BrowserGym at its faste
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
-import statistics
 import time
 from pathlib import Path
 
+# bench/_timing is stdlib only: BrowserGym's venv can import it (this file's folder is on the path)
+from _timing import measure
 from browsergym.core.action.highlevel import HighLevelActionSet
 from browsergym.core.env import BrowserEnv
 from browsergym.core.task import AbstractBrowserTask
 
 LOAD = "(t) => { const s = JSON.parse(t); return guiforge.loadState(s.apps, s.system, s.start, true); }"
-TICK = os.sysconf("SC_CLK_TCK")
 
 
 class GuiforgePageTask(AbstractBrowserTask):
@@ -47,47 +45,6 @@ class GuiforgePageTask(AbstractBrowserTask):
         return 0.0, False, "", {}
 
 
-def tree() -> list[int]:
-    """This process and its descendants (Playwright's driver, both Chromiums)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError, IndexError, ValueError):
-                children.setdefault(int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]), []).append(int(entry.name))
-    out, todo = [], [os.getpid()]
-    while todo:
-        pid = todo.pop()
-        out.append(pid)
-        todo.extend(children.get(pid, []))
-    return out
-
-
-def cpu_by_pid(pids: list[int]) -> dict[int, float]:
-    out = {}
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            out[pid] = (int(fields[11]) + int(fields[12])) / TICK
-    return out
-
-
-def timed(fn, n: int, prefix: str) -> dict[str, float]:
-    """The same figures as bench/_timing.measure: processes a reset starts count in full;
-    the browsers it closes lose their last slice (BrowserGym's CPU is undercounted)."""
-    times, cpu = [], 0.0
-    for _ in range(n):
-        pids = tree()
-        c0 = cpu_by_pid(pids)
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-        c1 = cpu_by_pid(pids)  # read before the next /proc scan, whose own CPU must not count
-        born = [pid for pid in tree() if pid not in c0]
-        cpu += sum(v - c0[pid] for pid, v in c1.items()) + sum(cpu_by_pid(born).values())
-    return {f"{prefix}_median_s": round(statistics.median(times), 4), f"{prefix}_min_s": round(min(times), 4),
-            f"{prefix}_cpu_s": round(cpu / n, 4)}
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--url", required=True)
@@ -108,12 +65,12 @@ def main() -> None:
         t0 = time.perf_counter()
         obs, _ = env.reset(seed=0)
         out["first_reset_s"] = round(time.perf_counter() - t0, 4)
-        out |= timed(lambda: env.reset(seed=0), args.resets, "reset")
+        out |= measure(lambda: env.reset(seed=0), args.resets, "reset")
         page_path = env.page.evaluate("() => window.guiforge ? location.pathname : null")
         if page_path != "/mail/inbox":
             raise SystemExit(f"BrowserGym did not open the app page (path {page_path!r})")
         step = f"mouse_click({x}, {y})"
-        out |= timed(lambda: env.step(step), args.steps, "step_click")
+        out |= measure(lambda: env.step(step), args.steps, "step_click")
         before = env.page.evaluate("() => JSON.stringify(guiforge.getState().mail)")
         env.step(step)
         if env.last_action_error:
@@ -121,7 +78,7 @@ def main() -> None:
         after = env.page.evaluate("() => JSON.stringify(guiforge.getState().mail)")
         out["click_changed_state"] = int(before != after)  # the star toggled
         env.pre_observation_delay = 0.5  # BrowserGym's default
-        out |= timed(lambda: env.step(step), max(2, args.steps // 3), "step_click_default_delay")
+        out |= measure(lambda: env.step(step), max(2, args.steps // 3), "step_click_default_delay")
         out["screenshot_shape"] = "x".join(str(v) for v in obs["screenshot"].shape)
     finally:
         env.close()
