@@ -3,7 +3,9 @@ screenshots, element geometry for ``Observation.debug``, and the final app state
 
 ``reset`` never creates a context: it loads the task's state into the running page
 (``window.guiforge.loadState``), clears storage and cookies, drops the back history and
-focus, so a reset costs one evaluate (load + element scan) plus one screenshot.
+focus, so a reset costs one evaluate (load + element scan) plus one screenshot. On the
+headless shell the page draws only when asked (:mod:`guiforge.envs.web.frames`), so the
+screenshot does not wait for Chromium's 60 Hz clock.
 
 Page scripts run through CDP's ``Runtime.evaluate`` and return one JSON string: Playwright's
 ``page.evaluate`` serialises arguments and results value by value, which made the element scan
@@ -12,9 +14,7 @@ cost ~22 ms of CPU (driver + Python) against ~5 ms this way (``python bench/web_
 
 from __future__ import annotations
 
-import base64
 import json
-import time
 from typing import Any
 
 from playwright.sync_api import Playwright
@@ -23,6 +23,7 @@ from guiforge.envs.actions import Action, to_grid, to_pixels
 from guiforge.envs.apps import APP_NAMES, app_info
 from guiforge.envs.base import Environment, EnvSpec, FinalState, Observation, StepResult, TaskSpec
 from guiforge.envs.web.browser import CHROMIUM_ARGS, BrowserSession, launch
+from guiforge.envs.web.frames import BeginFrames, VsyncFrames
 from guiforge.envs.web.routing import APP_ORIGIN
 
 
@@ -49,6 +50,9 @@ class PageEnv(Environment):
     options and the action executors."""
 
     chromium_args: tuple[str, ...] = CHROMIUM_ARGS
+    # Draw frames only when asked where the browser can (headless shell) and the frames are
+    # CSS pixels: a device-pixel phone frame needs page.screenshot, which waits on the clock.
+    begin_frames: bool = True
     # Page functions for the element scan, the hit test and the focus probe (the apps'
     # window.guiforge; a replayed site brings its own, see guiforge.envs.replay).
     scan_script: str = _INSPECT
@@ -67,6 +71,7 @@ class PageEnv(Environment):
         self.jpeg_quality = jpeg_quality
         self.screenshot_scale = screenshot_scale
         self.session: BrowserSession | None = None
+        self.frames: VsyncFrames | BeginFrames | None = None
         self.task: TaskSpec | None = None
         self.css_size = (0, 0)
         self.scale = 1.0  # screenshot pixels per CSS pixel
@@ -90,8 +95,13 @@ class PageEnv(Environment):
             raise RuntimeError("environment not started; call start() first")
         return self.session
 
+    def wants_begin_frames(self, options: dict[str, Any]) -> bool:
+        css_frames = self.screenshot_scale == "css" or options.get("device_scale_factor", 1) == 1
+        return self.begin_frames and css_frames
+
     def start(self) -> None:
-        self.session = launch(self.context_options, args=self.chromium_args)
+        self.session = launch(self.context_options, args=self.chromium_args, begin_frames=self.wants_begin_frames)
+        self.frames = BeginFrames(self.session) if self.session.begin_frames else VsyncFrames(self.session)
         self.s.page.goto(APP_ORIGIN + "/", wait_until="load")
         vw, vh, dpr = self.s.page.evaluate("() => [innerWidth, innerHeight, devicePixelRatio]")
         self.css_size = (vw, vh)
@@ -102,6 +112,7 @@ class PageEnv(Environment):
         if self.session is not None:
             self.session.close()
             self.session = None
+            self.frames = None
 
     def kill(self) -> None:
         if self.session is not None:
@@ -184,9 +195,10 @@ class PageEnv(Environment):
 
     def screenshot(self) -> bytes | None:
         """CSS-pixel frames (every desktop frame, phones at screenshot_scale="css") come from
-        CDP's capture with optimizeForSpeed: lossless and about half of page.screenshot's
-        time. Device-pixel phone frames need a scaled clip, and CDP's clip drops Playwright's
-        DPR emulation, so those go through page.screenshot, which restores it. The caret is
+        the frame source (a frame drawn now on the headless shell, else CDP's capture), with
+        optimizeForSpeed: lossless and about half of page.screenshot's time. Device-pixel
+        phone frames need a scaled clip, and CDP's clip drops Playwright's DPR emulation, so
+        those go through page.screenshot, which restores it. The caret is
         hidden by the apps' CSS, so identical screens give identical bytes."""
         if not self.capture_screenshots:
             return None
@@ -198,7 +210,8 @@ class PageEnv(Environment):
         params: dict[str, Any] = {"format": self.image_format, "optimizeForSpeed": True}
         if self.image_format == "jpeg":
             params["quality"] = self.jpeg_quality
-        return base64.b64decode(self.s.cdp.send("Page.captureScreenshot", params)["data"])
+        assert self.frames is not None
+        return self.frames.capture(params)
 
     def step(self, action: Action) -> StepResult:
         try:
@@ -207,8 +220,10 @@ class PageEnv(Environment):
             return self._failed(str(exc))
         if action.type in ("answer", "terminate"):
             return self.finish(action)
+        assert self.frames is not None
         try:
-            feedback = self.execute(action)
+            with self.frames.pumping():  # the page has a clock while the action runs
+                feedback = self.execute(action)
         except ActionError as exc:
             return self._failed(str(exc))
         obs = self.observe()
@@ -286,5 +301,9 @@ class PageEnv(Environment):
 
     def sleep(self, action: Action) -> str:
         seconds = min(max(action.amount if action.amount is not None else 1, 0), 5)
-        time.sleep(seconds)
+        self.wait(seconds)
         return f"waited {seconds}s"
+
+    def wait(self, seconds: float) -> None:
+        """Let time pass with the page running (its frames pumped, if it has no clock)."""
+        self.s.page.wait_for_timeout(seconds * 1000)

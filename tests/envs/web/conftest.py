@@ -1,5 +1,7 @@
 """Real Chromium for the web/mobile tests: one EnvManager per test session, with one warm
-web and one warm mobile instance shared by the tests (start-up is the slow part)."""
+web and one warm mobile instance shared by the tests (start-up is the slow part). The
+mobile tests run twice: device-pixel frames (Chromium's own frame clock) and CSS-pixel
+frames (frames drawn on demand on the headless shell, see guiforge.envs.web.frames)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,6 @@ from guiforge.envs.web.sample_world import sample_world
 from guiforge.worlds.model import World
 
 WEB = EnvSpec(domain="web")
-MOBILE = EnvSpec(domain="mobile")
 
 
 @pytest.fixture(scope="session")
@@ -31,9 +32,9 @@ def web(manager):
     lease.release()
 
 
-@pytest.fixture
-def mobile(manager):
-    lease = manager.acquire(MOBILE)
+@pytest.fixture(params=["device", "css"])
+def mobile(manager, request):
+    lease = manager.acquire(EnvSpec(domain="mobile", screenshot_scale=request.param))
     yield lease
     lease.release()
 
