@@ -3,6 +3,7 @@ touch input, a launcher home screen, and Android-like back / home."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from playwright.sync_api import Playwright
@@ -51,7 +52,7 @@ class MobileEnv(PageEnv):
 
             def press() -> None:
                 self._touch("touchStart", [(x, y)])
-                self.wait(LONG_PRESS_S)
+                time.sleep(LONG_PRESS_S)
                 self._touch("touchEnd", [])
 
             return self.pointer("long-pressed", x, y, press)
@@ -64,7 +65,7 @@ class MobileEnv(PageEnv):
                 self._touch("touchMove", [(x + (x2 - x) * f, y + (y2 - y) * f)])
             # Rest before lifting so no fling follows: the content moves by the finger's
             # distance, the same every time, instead of by a timing-dependent momentum.
-            self.wait(SWIPE_REST_S)
+            time.sleep(SWIPE_REST_S)
             self._touch("touchMove", [(x2, y2)])
             self._touch("touchEnd", [])
             self.settle()

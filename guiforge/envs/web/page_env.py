@@ -3,9 +3,8 @@ screenshots, element geometry for ``Observation.debug``, and the final app state
 
 ``reset`` never creates a context: it loads the task's state into the running page
 (``window.guiforge.loadState``), clears storage and cookies, drops the back history and
-focus, so a reset costs one evaluate (load + element scan) plus one screenshot. On the
-headless shell the page draws only when asked (:mod:`guiforge.envs.web.frames`), so the
-screenshot does not wait for Chromium's 60 Hz clock.
+focus, so a reset costs one evaluate (the load), then a screenshot and an element scan sent
+together (the capture's encoding overlaps the scan).
 
 Page scripts run through CDP's ``Runtime.evaluate`` and return one JSON string: Playwright's
 ``page.evaluate`` serialises arguments and results value by value, which made the element scan
@@ -14,7 +13,9 @@ cost ~22 ms of CPU (driver + Python) against ~5 ms this way (``python bench/web_
 
 from __future__ import annotations
 
+import base64
 import json
+import time
 from typing import Any
 
 from playwright.sync_api import Playwright
@@ -23,7 +24,6 @@ from guiforge.envs.actions import Action, to_grid, to_pixels
 from guiforge.envs.apps import APP_NAMES, app_info
 from guiforge.envs.base import Environment, EnvSpec, FinalState, Observation, StepResult, TaskSpec
 from guiforge.envs.web.browser import CHROMIUM_ARGS, BrowserSession, launch
-from guiforge.envs.web.frames import BeginFrames, VsyncFrames
 from guiforge.envs.web.routing import APP_ORIGIN
 
 
@@ -31,18 +31,24 @@ class ActionError(Exception):
     """The agent's action could not be carried out (not an environment fault)."""
 
 
-_INSPECT_BODY = "({elements: guiforge.elements(), focus: guiforge.focusInfo(), path: guiforge.path()})"
-_INSPECT = f"() => window.guiforge ? {_INSPECT_BODY} : null"
-# Load and element scan share one round trip. The scan waits one task first: some views
-# finish in a setTimeout(0) (the chat log scrolls to its end), and the screenshot that
-# follows shows them finished.
-_RESET = ("async (text) => { if (!window.guiforge) return null; const s = JSON.parse(text);"
-          " guiforge.loadState(s.apps, s.system, s.start, true);"
-          " await new Promise((r) => setTimeout(r, 0));"
-          f" return {_INSPECT_BODY}; }}")
+_INSPECT = "() => window.guiforge ? {elements: guiforge.elements(), focus: guiforge.focusInfo(), path: guiforge.path()} : null"
+# The load waits one task before it returns: some views finish in a setTimeout(0) (the chat
+# log scrolls to its end), and the screenshot and scan that follow see them finished.
+_LOAD = ("async (text) => { if (!window.guiforge) return null; const s = JSON.parse(text);"
+         " guiforge.loadState(s.apps, s.system, s.start, true);"
+         " await new Promise((r) => setTimeout(r, 0)); return true; }")
 _HIT = "(x, y) => window.guiforge ? guiforge.hit(x, y) : null"
 _FOCUS = "() => window.guiforge ? guiforge.focusInfo() : {editable: false}"
 _SETTLE = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
+
+
+Call = tuple[str, dict[str, Any]]  # a CDP method and its parameters
+
+
+def _js_call(function: str, args: tuple[Any, ...]) -> Call:
+    """Runtime.evaluate of a page function whose result comes back as one JSON string."""
+    expression = f"(async () => JSON.stringify(await ({function})({', '.join(json.dumps(a) for a in args)})))()"
+    return ("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True})
 
 
 class PageEnv(Environment):
@@ -50,9 +56,6 @@ class PageEnv(Environment):
     options and the action executors."""
 
     chromium_args: tuple[str, ...] = CHROMIUM_ARGS
-    # Draw frames only when asked where the browser can (headless shell) and the frames are
-    # CSS pixels: a device-pixel phone frame needs page.screenshot, which waits on the clock.
-    begin_frames: bool = True
     # Page functions for the element scan, the hit test and the focus probe (the apps'
     # window.guiforge; a replayed site brings its own, see guiforge.envs.replay).
     scan_script: str = _INSPECT
@@ -71,7 +74,6 @@ class PageEnv(Environment):
         self.jpeg_quality = jpeg_quality
         self.screenshot_scale = screenshot_scale
         self.session: BrowserSession | None = None
-        self.frames: VsyncFrames | BeginFrames | None = None
         self.task: TaskSpec | None = None
         self.css_size = (0, 0)
         self.scale = 1.0  # screenshot pixels per CSS pixel
@@ -95,13 +97,8 @@ class PageEnv(Environment):
             raise RuntimeError("environment not started; call start() first")
         return self.session
 
-    def wants_begin_frames(self, options: dict[str, Any]) -> bool:
-        css_frames = self.screenshot_scale == "css" or options.get("device_scale_factor", 1) == 1
-        return self.begin_frames and css_frames
-
     def start(self) -> None:
-        self.session = launch(self.context_options, args=self.chromium_args, begin_frames=self.wants_begin_frames)
-        self.frames = BeginFrames(self.session) if self.session.begin_frames else VsyncFrames(self.session)
+        self.session = launch(self.context_options, args=self.chromium_args)
         self.s.page.goto(APP_ORIGIN + "/", wait_until="load")
         vw, vh, dpr = self.s.page.evaluate("() => [innerWidth, innerHeight, devicePixelRatio]")
         self.css_size = (vw, vh)
@@ -112,7 +109,6 @@ class PageEnv(Environment):
         if self.session is not None:
             self.session.close()
             self.session = None
-            self.frames = None
 
     def kill(self) -> None:
         if self.session is not None:
@@ -150,20 +146,19 @@ class PageEnv(Environment):
         # stale state for a dict mutated in place or a new dict at a recycled id().
         seed = json.dumps({"apps": apps, "system": system, "start": start})
         self.clear_input()  # before the scan, so hover state cannot differ from the screenshot
-        info = self.js(_RESET, seed) if self.s.page.url.startswith(APP_ORIGIN) else None
-        if info is None:  # the page left the apps (or never loaded them): reload them
+        loaded = self.js(_LOAD, seed) if self.s.page.url.startswith(APP_ORIGIN) else None
+        if loaded is None:  # the page left the apps (or never loaded them): reload them
             self.s.page.goto(APP_ORIGIN + start, wait_until="load")
-            info = self.js(_RESET, seed)
-            if info is None:
+            if self.js(_LOAD, seed) is None:
                 raise RuntimeError(f"the apps page did not load at {APP_ORIGIN + start}; check guiforge/envs/apps/static")
         # loadState cleared storage and cookies in the page; the back history lives in the browser
-        self.s.cdp.send("Page.resetNavigationHistory")
-        return self.observation(self.screenshot(), info)
+        return self.observation(*self.look(also=[("Page.resetNavigationHistory", {})]))
 
     def js(self, function: str, *args: Any) -> Any:
         """Call a page function through CDP; its result comes back as one JSON string."""
-        call = f"(async () => JSON.stringify(await ({function})({', '.join(json.dumps(a) for a in args)})))()"
-        reply = self.s.cdp.send("Runtime.evaluate", {"expression": call, "returnByValue": True, "awaitPromise": True})
+        return self._js_value(self.s.cdp.send(*_js_call(function, args)))
+
+    def _js_value(self, reply: dict[str, Any]) -> Any:
         if "exceptionDetails" in reply:
             details = reply["exceptionDetails"]
             message = details.get("exception", {}).get("description") or details.get("text")
@@ -175,8 +170,17 @@ class PageEnv(Environment):
         """Subclass hook: clear input-device state (hover, touch) left by the last episode."""
 
     def observe(self) -> Observation:
-        shot = self.screenshot()
-        return self.observation(shot, self.js(self.scan_script))
+        return self.observation(*self.look())
+
+    def look(self, also: list[Call] = ()) -> tuple[bytes | None, Any]:
+        """The screenshot and the element scan (plus ``also``: calls that do not change the
+        screen) sent together, so the capture's encoding overlaps the scan (~5 ms a step)."""
+        scan = _js_call(self.scan_script, ())
+        if not self.capture_screenshots or self.scale != 1.0:
+            replies = [self.s.cdp.send(*call) for call in (scan, *also)]
+            return self.screenshot(), self._js_value(replies[0])
+        shot, scanned, *_ = self.s.send_together([("Page.captureScreenshot", self.capture_params()), scan, *also])
+        return base64.b64decode(shot["data"]), self._js_value(scanned)
 
     def observation(self, shot: bytes | None, info: dict[str, Any] | None) -> Observation:
         """Screenshot + the page's element scan -> Observation (geometry in screenshot pixels)."""
@@ -195,10 +199,9 @@ class PageEnv(Environment):
 
     def screenshot(self) -> bytes | None:
         """CSS-pixel frames (every desktop frame, phones at screenshot_scale="css") come from
-        the frame source (a frame drawn now on the headless shell, else CDP's capture), with
-        optimizeForSpeed: lossless and about half of page.screenshot's time. Device-pixel
-        phone frames need a scaled clip, and CDP's clip drops Playwright's DPR emulation, so
-        those go through page.screenshot, which restores it. The caret is
+        CDP's capture with optimizeForSpeed: lossless and about half of page.screenshot's
+        time. Device-pixel phone frames need a scaled clip, and CDP's clip drops Playwright's
+        DPR emulation, so those go through page.screenshot, which restores it. The caret is
         hidden by the apps' CSS, so identical screens give identical bytes."""
         if not self.capture_screenshots:
             return None
@@ -207,11 +210,13 @@ class PageEnv(Environment):
             if self.image_format == "jpeg":
                 opts["quality"] = self.jpeg_quality
             return self.s.page.screenshot(**opts)
+        return base64.b64decode(self.s.cdp.send("Page.captureScreenshot", self.capture_params())["data"])
+
+    def capture_params(self) -> dict[str, Any]:
         params: dict[str, Any] = {"format": self.image_format, "optimizeForSpeed": True}
         if self.image_format == "jpeg":
             params["quality"] = self.jpeg_quality
-        assert self.frames is not None
-        return self.frames.capture(params)
+        return params
 
     def step(self, action: Action) -> StepResult:
         try:
@@ -220,10 +225,8 @@ class PageEnv(Environment):
             return self._failed(str(exc))
         if action.type in ("answer", "terminate"):
             return self.finish(action)
-        assert self.frames is not None
         try:
-            with self.frames.pumping():  # the page has a clock while the action runs
-                feedback = self.execute(action)
+            feedback = self.execute(action)
         except ActionError as exc:
             return self._failed(str(exc))
         obs = self.observe()
@@ -301,9 +304,5 @@ class PageEnv(Environment):
 
     def sleep(self, action: Action) -> str:
         seconds = min(max(action.amount if action.amount is not None else 1, 0), 5)
-        self.wait(seconds)
+        time.sleep(seconds)
         return f"waited {seconds}s"
-
-    def wait(self, seconds: float) -> None:
-        """Let time pass with the page running (its frames pumped, if it has no clock)."""
-        self.s.page.wait_for_timeout(seconds * 1000)

@@ -1,7 +1,7 @@
 """Real Chromium for the web/mobile tests: one EnvManager per test session, with one warm
 web and one warm mobile instance shared by the tests (start-up is the slow part). The
-mobile tests run twice: device-pixel frames (Chromium's own frame clock) and CSS-pixel
-frames (frames drawn on demand on the headless shell, see guiforge.envs.web.frames)."""
+mobile tests run twice: on device-pixel frames (the code's default) and on CSS-pixel frames
+(the default pipeline's ``phone_screenshots: css``)."""
 
 from __future__ import annotations
 

@@ -3,6 +3,7 @@ cookies, focus, open dialogs and dropdowns, back history); action errors are fee
 
 from __future__ import annotations
 
+import base64
 import json
 import statistics
 import time
@@ -139,3 +140,23 @@ class _Local:
 
     def step(self, action):
         return self.env.step(action)
+
+
+def test_calls_sent_together_answer_in_order(direct_web, seeded):
+    """A reset and a step send the screenshot and the element scan together (browser.py's
+    send_together drives Playwright's async CDP session): the replies keep the calls' order,
+    the frame is the one a lone capture gives, and a failed call raises."""
+    env = direct_web
+    env.reset(seeded)
+    replies = env.s.send_together([
+        ("Runtime.evaluate", {"expression": "1 + 1", "returnByValue": True}),
+        ("Page.captureScreenshot", env.capture_params()),
+        ("Runtime.evaluate", {"expression": "location.pathname", "returnByValue": True}),
+    ])
+    assert replies[0]["result"]["value"] == 2 and replies[2]["result"]["value"] == "/mail/inbox"
+    shot, info = env.look()
+    assert shot == env.screenshot() == base64.b64decode(replies[1]["data"])
+    assert info["path"] == "/mail/inbox" and info["elements"]
+    with pytest.raises(Exception, match="No.such"):
+        env.s.send_together([("Runtime.evaluate", {"expression": "1"}), ("No.such", {})])
+    assert env.observe().debug["path"] == "/mail/inbox"  # the session still works
