@@ -32,11 +32,10 @@ class ActionError(Exception):
 
 
 _INSPECT = "() => window.guiforge ? {elements: guiforge.elements(), focus: guiforge.focusInfo(), path: guiforge.path()} : null"
-# The load waits one task before it returns: some views finish in a setTimeout(0) (the chat
-# log scrolls to its end), and the screenshot and scan that follow see them finished.
-_LOAD = ("async (text) => { if (!window.guiforge) return null; const s = JSON.parse(text);"
-         " guiforge.loadState(s.apps, s.system, s.start, true);"
-         " await new Promise((r) => setTimeout(r, 0)); return true; }")
+# Synchronous: a view finishes inside render() (GF.after), so the screenshot and scan that
+# follow see it finished, and the call needs no promise round (~4 ms a reset).
+_LOAD = ("(text) => { if (!window.guiforge) return null; const s = JSON.parse(text);"
+         " guiforge.loadState(s.apps, s.system, s.start, true); return true; }")
 _HIT = "(x, y) => window.guiforge ? guiforge.hit(x, y) : null"
 _FOCUS = "() => window.guiforge ? guiforge.focusInfo() : {editable: false}"
 _SETTLE = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
@@ -45,9 +44,12 @@ _SETTLE = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFr
 Call = tuple[str, dict[str, Any]]  # a CDP method and its parameters
 
 
-def _js_call(function: str, args: tuple[Any, ...]) -> Call:
+def _js_call(function: str, args: tuple[Any, ...], awaits: bool = True) -> Call:
     """Runtime.evaluate of a page function whose result comes back as one JSON string."""
-    expression = f"(async () => JSON.stringify(await ({function})({', '.join(json.dumps(a) for a in args)})))()"
+    call = f"({function})({', '.join(json.dumps(a) for a in args)})"
+    if not awaits:
+        return ("Runtime.evaluate", {"expression": f"JSON.stringify({call})", "returnByValue": True})
+    expression = f"(async () => JSON.stringify(await {call}))()"
     return ("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True})
 
 
@@ -146,10 +148,10 @@ class PageEnv(Environment):
         # stale state for a dict mutated in place or a new dict at a recycled id().
         seed = json.dumps({"apps": apps, "system": system, "start": start})
         self.clear_input()  # before the scan, so hover state cannot differ from the screenshot
-        loaded = self.js(_LOAD, seed) if self.s.page.url.startswith(APP_ORIGIN) else None
+        loaded = self.js_sync(_LOAD, seed) if self.s.page.url.startswith(APP_ORIGIN) else None
         if loaded is None:  # the page left the apps (or never loaded them): reload them
             self.s.page.goto(APP_ORIGIN + start, wait_until="load")
-            if self.js(_LOAD, seed) is None:
+            if self.js_sync(_LOAD, seed) is None:
                 raise RuntimeError(f"the apps page did not load at {APP_ORIGIN + start}; check guiforge/envs/apps/static")
         # loadState cleared storage and cookies in the page; the back history lives in the browser
         return self.observation(*self.look(also=[("Page.resetNavigationHistory", {})]))
@@ -157,6 +159,11 @@ class PageEnv(Environment):
     def js(self, function: str, *args: Any) -> Any:
         """Call a page function through CDP; its result comes back as one JSON string."""
         return self._js_value(self.s.cdp.send(*_js_call(function, args)))
+
+    def js_sync(self, function: str, *args: Any) -> Any:
+        """:meth:`js` for a function that returns a plain value, not a promise: one task in
+        the page, no promise to wait for."""
+        return self._js_value(self.s.cdp.send(*_js_call(function, args, awaits=False)))
 
     def _js_value(self, reply: dict[str, Any]) -> Any:
         if "exceptionDetails" in reply:

@@ -160,3 +160,18 @@ def test_calls_sent_together_answer_in_order(direct_web, seeded):
     with pytest.raises(Exception, match="No.such"):
         env.s.send_together([("Runtime.evaluate", {"expression": "1"}), ("No.such", {})])
     assert env.observe().debug["path"] == "/mail/inbox"  # the session still works
+
+
+def test_a_view_is_finished_when_render_returns(direct_web):
+    """The chat log scrolls to its last message inside render() (GF.after), so a reset's
+    screenshot, taken right after the load, never shows it half-way."""
+    env = direct_web
+    setup = web_setup(sample_world(), ["chat"])
+    thread = setup["apps"]["chat"]["threads"][0]
+    thread["messages"] = thread["messages"] * (40 // len(thread["messages"]) + 1)  # a log that overflows
+    setup["start"] = f"/chat/{thread['id']}"
+    env.reset(task("chat-scroll", "web", ["chat"], setup, []))
+    overflow, top = env.js_sync("() => { GF.render(); const log = document.getElementById('chat-log');"
+                                " return [log.scrollHeight - log.clientHeight, log.scrollTop]; }")
+    assert overflow > 0, "the log must overflow for this check to mean anything"
+    assert abs(top - overflow) <= 1, (overflow, top)

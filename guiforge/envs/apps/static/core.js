@@ -10,6 +10,7 @@ const GF = (() => {
   let state = { apps: {}, system: { now: "2024-01-01T09:00:00", minutes: 0, seq: 0 } };
   let ui = {};
   let lastPath = null;
+  let afterRender = []; // work that needs the new view in the document (scroll a log to its end)
 
   // -- DOM helpers ----------------------------------------------------------------------
   const NATIVE_CLICKABLE = new Set(["BUTTON", "A", "INPUT", "SELECT", "TEXTAREA", "LABEL", "SUMMARY"]);
@@ -239,7 +240,14 @@ const GF = (() => {
     const autofocus = root.querySelector("[data-autofocus]");
     if (autofocus && !samePage) autofocus.focus();
     lastPath = current;
+    const queued = afterRender;
+    afterRender = [];
+    for (const fn of queued) fn();
   }
+
+  // Run fn once the view being rendered is in the document, before render() returns: the
+  // next frame, screenshot or element scan already sees its effect.
+  function after(fn) { afterRender.push(fn); }
 
   function renderApp(name, rest) {
     const def = apps[name];
@@ -534,7 +542,7 @@ const GF = (() => {
 
   document.addEventListener("DOMContentLoaded", () => { restore(); render(); });
 
-  return { h, register, app, uiOf, save, commit, render, nextId, tick, now, parse, iso, addDays, addMinutes,
+  return { h, register, app, uiOf, save, commit, render, after, nextId, tick, now, parse, iso, addDays, addMinutes,
     fmtTime, fmtDate, fmtStamp, money, initials, hue, avatar, path, go, overlay, openOverlay, closeOverlay,
     header, searchBox, input, textarea, select, field, button, iconButton, icon, modal, empty, mobile,
     MONTHS, DAYS };

@@ -98,7 +98,7 @@
     const t = id ? S().threads.find((x) => x.id === id) : null;
     const o = GF.overlay();
     const pane = t ? conversation(t) : id ? GF.empty("This conversation no longer exists", "chat") : mobile ? null : GF.empty("Pick a conversation", "chat");
-    if (t) setTimeout(() => { const log = document.getElementById("chat-log"); if (log) log.scrollTop = log.scrollHeight; }, 0);
+    if (t) GF.after(() => { const log = document.getElementById("chat-log"); if (log) log.scrollTop = log.scrollHeight; });
     return [
       GF.header("chat", {
         leading: mobile && id ? GF.iconButton("back", "Back", () => GF.go("/chat"), { id: "mobile-back" }) : null,

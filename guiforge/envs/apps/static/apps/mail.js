@@ -317,7 +317,7 @@
       : GF.iconButton("menu", "Open folders", () => { u.drawer = true; GF.render(); }, { id: "open-drawer" })) : null;
     const search = inDetail && mobile ? null : GF.searchBox("mail-search", "Search mail", u, "query");
     const main = composing ? composeView() : id ? messageView(folder, id) : listView(folder);
-    if (!composing && !id) setTimeout(() => { u.toast = null; }, 0); // a toast shows once
+    if (!composing && !id) GF.after(() => { u.toast = null; }); // a toast shows once
     const showSidebar = !mobile || u.drawer;
     return [
       GF.header("mail", { search, leading, title: mobile && !inDetail ? "Mail" : null,
