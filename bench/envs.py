@@ -10,7 +10,9 @@ BrowserGym pins an older Playwright, so it gets its own venv (bench/.venvs/brows
 created from PyPI on the first run) and a stand-in browser folder
 (``PLAYWRIGHT_BROWSERS_PATH``) whose ``chromium-<rev>/chrome-linux/chrome`` is a wrapper
 that execs Debian's /usr/bin/chromium with our isolation flags: both sides drive the same
-browser binary with the same flags. Everything else runs offline.
+browser binary with the same flags. Everything else runs offline. On the headless shell our
+page draws its frames on demand (guiforge.envs.web.frames); the same reset on Chromium's own
+60 Hz clock (GUIFORGE_BEGIN_FRAMES=0) is timed as ``web_vsync_reset_*``.
 
 mobile: MobileEnv (Pixel 7), tap on the same star. replay: the mail page recorded from
 127.0.0.1, then replayed offline by ReplayEnv (reset, a click). desktop / tools: measured
@@ -81,7 +83,8 @@ def bench_web(args: argparse.Namespace, prefix: str = "web", full: bool = True) 
     env = WebEnv(EnvSpec(domain="web"))
     t0 = time.perf_counter()
     env.start()
-    f: Figures = {f"{prefix}_start_s": round(time.perf_counter() - t0, 3)}
+    f: Figures = {f"{prefix}_start_s": round(time.perf_counter() - t0, 3),
+                  f"{prefix}_begin_frames": int(env.frames.name == "begin_frame")}
     try:
         obs = env.reset(task)
         f |= measure(lambda: env.reset(task), args.resets, f"{prefix}_reset")
@@ -347,6 +350,17 @@ def main(argv: list[str] | None = None) -> None:
         log(f"browsergym: reset {figures['browsergym_reset_median_s']:.3f}s, click {figures['browsergym_step_click_median_s']:.3f}s; "
             f"web reset {ratios['web_reset_speedup_vs_browsergym']}x faster "
             f"(goal: <= 0.1 s and >= 20x; measured {web_reset:.3f}s)")
+    if "web" in domains and figures.get("web_begin_frames"):  # the same reset on Chromium's own frame clock
+        os.environ["GUIFORGE_BEGIN_FRAMES"] = "0"
+        try:
+            clocked, _ = on_own_thread(lambda: bench_web(args, prefix="web_vsync", full=False))
+        finally:
+            del os.environ["GUIFORGE_BEGIN_FRAMES"]
+        figures |= {k: v for k, v in clocked.items() if k.startswith("web_vsync_reset_")}
+        ratios["web_reset_vsync_vs_begin_frames"] = round(
+            figures["web_vsync_reset_median_s"] / figures["web_reset_median_s"], 2)
+        ratios["web_reset_cpu_vsync_vs_begin_frames"] = round(
+            figures["web_vsync_reset_cpu_s"] / figures["web_reset_cpu_s"], 2)
     if args.headless_shell:  # Debian's chromium-headless-shell: same engine, a lighter browser process
         import guiforge.envs.web.browser as browser
 

@@ -21,6 +21,10 @@ the harness; the page is reset between episodes, untimed.
 A breakdown times each part of a WebEnv click step alone on the same page (hit test,
 element scan, CDP screenshot) next to the bare loop's Playwright calls.
 
+Both sides run on Chromium's own 60 Hz frame clock (``GUIFORGE_BEGIN_FRAMES=0``): the bare
+loops' ``page.screenshot()`` waits for that clock, which a page drawing frames on demand
+(guiforge.envs.web.frames, the default on the headless shell) does not have.
+
 Harness episodes and bare blocks alternate, so load from other jobs on the machine falls on
 both alike; CPU seconds of the whole process tree (Python, Playwright's driver, Chromium)
 per step are reported next to wall time. The last line is one JSON object
@@ -39,6 +43,8 @@ from collections import defaultdict
 from typing import Any
 
 from _timing import _tree, cpu_by_pid, loadavg
+
+os.environ["GUIFORGE_BEGIN_FRAMES"] = "0"  # the bare loops need Chromium's own frame clock (see above)
 
 from guiforge.envs import EnvManager, EnvSpec, default_factories
 from guiforge.harness.context import ContextPolicy

@@ -3,15 +3,20 @@
 Breaks the reset into its parts (state load, element scan, screenshot as PNG and JPEG, CDP
 vs Playwright capture; a reset sends the scan and the capture together) and prints one JSON object
 ``{"bench", "figures", "ratios"}``; wall medians plus CPU seconds of the whole process tree
-per call (the stable figure on a loaded machine).
+per call (the stable figure on a loaded machine). The page runs on Chromium's own frame
+clock (``GUIFORGE_BEGIN_FRAMES=0``) so that Playwright's ``page.screenshot`` can be timed next
+to the CDP capture; ``bench/envs.py`` times the default, frames drawn on demand.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 
 from _timing import loadavg, measure
+
+os.environ["GUIFORGE_BEGIN_FRAMES"] = "0"  # page.screenshot needs Chromium's own frame clock
 
 from guiforge.envs.actions import Action
 from guiforge.envs.base import EnvSpec, TaskSpec

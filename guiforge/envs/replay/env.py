@@ -51,6 +51,7 @@ CACHED_RECORDINGS = 8
 class ReplayEnv(WebEnv):
     domain = "web"
     chromium_args = REPLAY_ARGS
+    begin_frames = False  # recorded sites animate and wait on requestAnimationFrame: keep Chromium's clock
 
     def __init__(self, spec: EnvSpec, **kwargs: Any):
         super().__init__(spec, **kwargs)

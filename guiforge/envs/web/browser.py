@@ -22,6 +22,7 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
+from guiforge.envs.web.frames import FRAME_FLAGS
 from guiforge.envs.web.routing import Router
 
 
@@ -35,6 +36,15 @@ def _chromium() -> str:
 
 
 CHROMIUM = _chromium()
+
+
+def begin_frames_supported(executable: str | None = None) -> bool:
+    """Begin-frame control (see guiforge.envs.web.frames) exists in the headless shell only;
+    GUIFORGE_BEGIN_FRAMES=0 turns it off (Chromium's own 60 Hz clock instead)."""
+    if os.environ.get("GUIFORGE_BEGIN_FRAMES", "1") == "0":
+        return False
+    name = Path(executable or CHROMIUM).name
+    return "headless-shell" in name or "headless_shell" in name
 CHROMIUM_ARGS = (
     "--headless",
     "--no-sandbox",
@@ -58,6 +68,7 @@ class BrowserSession:
     router: RouterLike
     pids: list[int] = field(default_factory=list)  # the browser process (its own group)
     driver_pid: int | None = None  # Playwright's node driver that launched it
+    begin_frames: bool = False  # pages are created under begin-frame control
 
     def send_together(self, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
         """Send CDP calls on the page's session without waiting for one reply before the
@@ -65,7 +76,7 @@ class BrowserSession:
         script (renderer side). Replies come back in the calls' order; the first failure is
         raised. Playwright's sync CDPSession sends one call at a time: its async session
         (``_impl_obj``) is driven on Playwright's own loop through the page's ``_sync``,
-        the two private names tests/envs/web pin."""
+        private names that tests/envs/web pin (as frames.py's clock does)."""
         send = self.cdp._impl_obj.send
 
         async def together() -> list[dict[str, Any]]:
@@ -77,7 +88,7 @@ class BrowserSession:
               prepare: Callable[[BrowserContext], None] | None = None) -> None:
         """Swap in a fresh context (new cookies, storage, cache, history) with its router."""
         old = self.context
-        self.context, self.page, self.cdp = open_context(self.browser, options, router, prepare)
+        self.context, self.page, self.cdp = open_context(self.browser, options, router, prepare, self.begin_frames)
         self.router = router
         with contextlib.suppress(Exception):
             old.close()
@@ -136,9 +147,13 @@ class RouterLike(Protocol):
 
 
 def open_context(browser: Browser, options: dict[str, Any], router: RouterLike,
-                 prepare: Callable[[BrowserContext], None] | None = None) -> tuple[BrowserContext, Page, CDPSession]:
+                 prepare: Callable[[BrowserContext], None] | None = None,
+                 begin_frames: bool = False) -> tuple[BrowserContext, Page, CDPSession]:
     """One isolated context with its router, one page and a CDP session on it; ``prepare``
-    runs on the context before the page exists (clocks, init scripts)."""
+    runs on the context before the page exists (clocks, init scripts). With ``begin_frames``
+    the page draws only when asked (guiforge.envs.web.frames)."""
+    browser_cdp = browser.new_browser_cdp_session() if begin_frames else None
+    known = _context_ids(browser_cdp) if browser_cdp else set()
     context = browser.new_context(
         service_workers="block", accept_downloads=False, locale="en-US", timezone_id="UTC", **options,
     )
@@ -146,7 +161,7 @@ def open_context(browser: Browser, options: dict[str, Any], router: RouterLike,
         router.install(context)
         if prepare is not None:
             prepare(context)
-        page = context.new_page()
+        page = context.new_page() if browser_cdp is None else _controlled_page(context, browser_cdp, known)
         page.on("dialog", lambda d: d.dismiss())  # the apps never open native dialogs
         return context, page, context.new_cdp_session(page)
     except BaseException:
@@ -155,22 +170,45 @@ def open_context(browser: Browser, options: dict[str, Any], router: RouterLike,
         raise
 
 
+def _context_ids(browser_cdp: CDPSession) -> set[str]:
+    return set(browser_cdp.send("Target.getBrowserContexts")["browserContextIds"])
+
+
+def _controlled_page(context: BrowserContext, browser_cdp: CDPSession, known: set[str]) -> Page:
+    """A page under begin-frame control in ``context``: Playwright cannot ask for one, so the
+    target is created over CDP in the context Playwright just made (the one id that is new),
+    and Playwright adopts it as it adopts any page opened in its context."""
+    fresh = _context_ids(browser_cdp) - known
+    if len(fresh) != 1:
+        raise RuntimeError(f"cannot tell which browser context is new ({len(fresh)} candidates)")
+    with context.expect_page() as opened:
+        browser_cdp.send("Target.createTarget", {"url": "about:blank", "browserContextId": fresh.pop(),
+                                                 "enableBeginFrameControl": True})
+    return opened.value
+
+
 def launch(context_options: Callable[[Playwright], dict[str, Any]],
-           args: tuple[str, ...] = CHROMIUM_ARGS) -> BrowserSession:
+           args: tuple[str, ...] = CHROMIUM_ARGS,
+           begin_frames: Callable[[dict[str, Any]], bool] | None = None) -> BrowserSession:
     """Start Playwright and Chromium; ``context_options`` gets Playwright (for its device
-    descriptors) and returns the options of the one context."""
+    descriptors) and returns the options of the one context; ``begin_frames`` gets those
+    options and says whether the page should draw only when asked (headless shell only)."""
     if not Path(CHROMIUM).exists():
         raise RuntimeError(f"Chromium not found at {CHROMIUM}; apt-get install chromium chromium-headless-shell or set GUIFORGE_CHROMIUM")
     pw = sync_playwright().start()
     try:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=list(args), headless=True)
+        options = context_options(pw)
+        controlled = bool(begin_frames and begin_frames_supported() and begin_frames(options))
+        flags = list(args) + (list(FRAME_FLAGS) if controlled else [])
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=flags, headless=True)
         info = browser.new_browser_cdp_session().send("SystemInfo.getProcessInfo")
         pids = [p["id"] for p in info["processInfo"] if p["type"] == "browser"]
         router = Router()
-        context, page, cdp = open_context(browser, context_options(pw), router)
+        context, page, cdp = open_context(browser, options, router, begin_frames=controlled)
     except BaseException:
         with contextlib.suppress(Exception):
             pw.stop()
         raise
     parent = _parent(pids[0]) if pids else None
-    return BrowserSession(pw, browser, context, page, cdp, router, pids, parent if _is_driver(parent) else None)
+    return BrowserSession(pw, browser, context, page, cdp, router, pids, parent if _is_driver(parent) else None,
+                          begin_frames=controlled)

@@ -3,7 +3,6 @@ touch input, a launcher home screen, and Android-like back / home."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from playwright.sync_api import Playwright
@@ -21,6 +20,7 @@ SWIPE_REST_S = 0.12
 
 class MobileEnv(PageEnv):
     domain = "mobile"
+    frame_actions = frozenset({"tap", "long_press", "swipe", "back", "wait"})  # touch acks, rAF waits
 
     def context_options(self, pw: Playwright) -> dict[str, Any]:
         name = self.spec.device or DEFAULT_DEVICE
@@ -52,7 +52,7 @@ class MobileEnv(PageEnv):
 
             def press() -> None:
                 self._touch("touchStart", [(x, y)])
-                time.sleep(LONG_PRESS_S)
+                self.wait(LONG_PRESS_S)
                 self._touch("touchEnd", [])
 
             return self.pointer("long-pressed", x, y, press)
@@ -65,7 +65,7 @@ class MobileEnv(PageEnv):
                 self._touch("touchMove", [(x + (x2 - x) * f, y + (y2 - y) * f)])
             # Rest before lifting so no fling follows: the content moves by the finger's
             # distance, the same every time, instead of by a timing-dependent momentum.
-            time.sleep(SWIPE_REST_S)
+            self.wait(SWIPE_REST_S)
             self._touch("touchMove", [(x2, y2)])
             self._touch("touchEnd", [])
             self.settle()

@@ -4,7 +4,8 @@ screenshots, element geometry for ``Observation.debug``, and the final app state
 ``reset`` never creates a context: it loads the task's state into the running page
 (``window.guiforge.loadState``), clears storage and cookies, drops the back history and
 focus, so a reset costs one evaluate (the load), then a screenshot and an element scan sent
-together (the capture's encoding overlaps the scan).
+together (the capture's encoding overlaps the scan). On the headless shell the page draws
+only when asked (:mod:`guiforge.envs.web.frames`).
 
 Page scripts run through CDP's ``Runtime.evaluate`` and return one JSON string: Playwright's
 ``page.evaluate`` serialises arguments and results value by value, which made the element scan
@@ -13,9 +14,7 @@ cost ~22 ms of CPU (driver + Python) against ~5 ms this way (``python bench/web_
 
 from __future__ import annotations
 
-import base64
 import json
-import time
 from typing import Any
 
 from playwright.sync_api import Playwright
@@ -24,6 +23,7 @@ from guiforge.envs.actions import Action, to_grid, to_pixels
 from guiforge.envs.apps import APP_NAMES, app_info
 from guiforge.envs.base import Environment, EnvSpec, FinalState, Observation, StepResult, TaskSpec
 from guiforge.envs.web.browser import CHROMIUM_ARGS, BrowserSession, launch
+from guiforge.envs.web.frames import LATE_CLOCK_S, BeginFrames, Call, VsyncFrames
 from guiforge.envs.web.routing import APP_ORIGIN
 
 
@@ -41,9 +41,6 @@ _FOCUS = "() => window.guiforge ? guiforge.focusInfo() : {editable: false}"
 _SETTLE = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
 
 
-Call = tuple[str, dict[str, Any]]  # a CDP method and its parameters
-
-
 def _js_call(function: str, args: tuple[Any, ...], awaits: bool = True) -> Call:
     """Runtime.evaluate of a page function whose result comes back as one JSON string."""
     call = f"({function})({', '.join(json.dumps(a) for a in args)})"
@@ -58,6 +55,12 @@ class PageEnv(Environment):
     options and the action executors."""
 
     chromium_args: tuple[str, ...] = CHROMIUM_ARGS
+    # Draw frames only when asked where the browser can (headless shell) and the frames are
+    # CSS pixels: a device-pixel phone frame needs page.screenshot, which waits on the clock.
+    begin_frames: bool = True
+    # Actions that wait on frames (input acknowledged at a frame, requestAnimationFrame):
+    # with frames drawn on demand they get a clock from the start, the others a late one.
+    frame_actions: frozenset[str] = frozenset({"wait"})
     # Page functions for the element scan, the hit test and the focus probe (the apps'
     # window.guiforge; a replayed site brings its own, see guiforge.envs.replay).
     scan_script: str = _INSPECT
@@ -76,6 +79,7 @@ class PageEnv(Environment):
         self.jpeg_quality = jpeg_quality
         self.screenshot_scale = screenshot_scale
         self.session: BrowserSession | None = None
+        self.frames: VsyncFrames | BeginFrames | None = None
         self.task: TaskSpec | None = None
         self.css_size = (0, 0)
         self.scale = 1.0  # screenshot pixels per CSS pixel
@@ -99,8 +103,13 @@ class PageEnv(Environment):
             raise RuntimeError("environment not started; call start() first")
         return self.session
 
+    def wants_begin_frames(self, options: dict[str, Any]) -> bool:
+        css_frames = self.screenshot_scale == "css" or options.get("device_scale_factor", 1) == 1
+        return self.begin_frames and css_frames
+
     def start(self) -> None:
-        self.session = launch(self.context_options, args=self.chromium_args)
+        self.session = launch(self.context_options, args=self.chromium_args, begin_frames=self.wants_begin_frames)
+        self.frames = BeginFrames(self.session) if self.session.begin_frames else VsyncFrames(self.session)
         self.s.page.goto(APP_ORIGIN + "/", wait_until="load")
         vw, vh, dpr = self.s.page.evaluate("() => [innerWidth, innerHeight, devicePixelRatio]")
         self.css_size = (vw, vh)
@@ -111,6 +120,7 @@ class PageEnv(Environment):
         if self.session is not None:
             self.session.close()
             self.session = None
+            self.frames = None
 
     def kill(self) -> None:
         if self.session is not None:
@@ -147,7 +157,9 @@ class PageEnv(Environment):
         # Serialised on every reset (~0.3 ms): a cache keyed on the setup object would serve
         # stale state for a dict mutated in place or a new dict at a recycled id().
         seed = json.dumps({"apps": apps, "system": system, "start": start})
-        self.clear_input()  # before the scan, so hover state cannot differ from the screenshot
+        assert self.frames is not None
+        with self.frames.pumping():  # a pointer move is acknowledged at a frame
+            self.clear_input()  # before the scan, so hover state cannot differ from the screenshot
         loaded = self.js_sync(_LOAD, seed) if self.s.page.url.startswith(APP_ORIGIN) else None
         if loaded is None:  # the page left the apps (or never loaded them): reload them
             self.s.page.goto(APP_ORIGIN + start, wait_until="load")
@@ -183,11 +195,12 @@ class PageEnv(Environment):
         """The screenshot and the element scan (plus ``also``: calls that do not change the
         screen) sent together, so the capture's encoding overlaps the scan (~5 ms a step)."""
         scan = _js_call(self.scan_script, ())
-        if not self.capture_screenshots or self.scale != 1.0:
+        if self.frames is None or not self.capture_screenshots or self.scale != 1.0:
             replies = [self.s.cdp.send(*call) for call in (scan, *also)]
             return self.screenshot(), self._js_value(replies[0])
-        shot, scanned, *_ = self.s.send_together([("Page.captureScreenshot", self.capture_params()), scan, *also])
-        return base64.b64decode(shot["data"]), self._js_value(scanned)
+        params = self.capture_params()
+        shot, scanned, *_ = self.s.send_together([self.frames.capture_call(params), scan, *also])
+        return self.frames.image(shot, params), self._js_value(scanned)
 
     def observation(self, shot: bytes | None, info: dict[str, Any] | None) -> Observation:
         """Screenshot + the page's element scan -> Observation (geometry in screenshot pixels)."""
@@ -206,8 +219,8 @@ class PageEnv(Environment):
 
     def screenshot(self) -> bytes | None:
         """CSS-pixel frames (every desktop frame, phones at screenshot_scale="css") come from
-        CDP's capture with optimizeForSpeed: lossless and about half of page.screenshot's
-        time. Device-pixel phone frames need a scaled clip, and CDP's clip drops Playwright's
+        the frame source (a frame drawn now on the headless shell, else CDP's capture), with
+        optimizeForSpeed: lossless and about half of page.screenshot's time. Device-pixel phone frames need a scaled clip, and CDP's clip drops Playwright's
         DPR emulation, so those go through page.screenshot, which restores it. The caret is
         hidden by the apps' CSS, so identical screens give identical bytes."""
         if not self.capture_screenshots:
@@ -217,7 +230,8 @@ class PageEnv(Environment):
             if self.image_format == "jpeg":
                 opts["quality"] = self.jpeg_quality
             return self.s.page.screenshot(**opts)
-        return base64.b64decode(self.s.cdp.send("Page.captureScreenshot", self.capture_params())["data"])
+        assert self.frames is not None
+        return self.frames.capture(self.capture_params())
 
     def capture_params(self) -> dict[str, Any]:
         params: dict[str, Any] = {"format": self.image_format, "optimizeForSpeed": True}
@@ -232,8 +246,11 @@ class PageEnv(Environment):
             return self._failed(str(exc))
         if action.type in ("answer", "terminate"):
             return self.finish(action)
+        assert self.frames is not None
         try:
-            feedback = self.execute(action)
+            late = 0.0 if action.type in self.frame_actions else LATE_CLOCK_S
+            with self.frames.pumping(after_s=late):  # the page has a clock while the action runs
+                feedback = self.execute(action)
         except ActionError as exc:
             return self._failed(str(exc))
         obs = self.observe()
@@ -311,5 +328,9 @@ class PageEnv(Environment):
 
     def sleep(self, action: Action) -> str:
         seconds = min(max(action.amount if action.amount is not None else 1, 0), 5)
-        time.sleep(seconds)
+        self.wait(seconds)
         return f"waited {seconds}s"
+
+    def wait(self, seconds: float) -> None:
+        """Let time pass with the page running (its frames pumped, if it has no clock)."""
+        self.s.page.wait_for_timeout(seconds * 1000)

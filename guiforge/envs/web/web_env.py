@@ -20,6 +20,7 @@ WHEEL_NOTCH_PX = 100
 class WebEnv(PageEnv):
     domain = "web"
     default_viewport = (1280, 720)
+    frame_actions = frozenset({"scroll", "drag", "back", "wait"})  # wheel acks, rAF waits
 
     def context_options(self, pw: Playwright) -> dict[str, Any]:
         w, h = self.spec.viewport or self.default_viewport

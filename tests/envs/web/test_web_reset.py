@@ -3,7 +3,6 @@ cookies, focus, open dialogs and dropdowns, back history); action errors are fee
 
 from __future__ import annotations
 
-import base64
 import json
 import statistics
 import time
@@ -148,14 +147,15 @@ def test_calls_sent_together_answer_in_order(direct_web, seeded):
     the frame is the one a lone capture gives, and a failed call raises."""
     env = direct_web
     env.reset(seeded)
+    params = env.capture_params()
     replies = env.s.send_together([
         ("Runtime.evaluate", {"expression": "1 + 1", "returnByValue": True}),
-        ("Page.captureScreenshot", env.capture_params()),
+        env.frames.capture_call(params),  # a frame drawn now, or Chromium's capture
         ("Runtime.evaluate", {"expression": "location.pathname", "returnByValue": True}),
     ])
     assert replies[0]["result"]["value"] == 2 and replies[2]["result"]["value"] == "/mail/inbox"
     shot, info = env.look()
-    assert shot == env.screenshot() == base64.b64decode(replies[1]["data"])
+    assert shot == env.screenshot() == env.frames.image(replies[1], params)
     assert info["path"] == "/mail/inbox" and info["elements"]
     with pytest.raises(Exception, match="No.such"):
         env.s.send_together([("Runtime.evaluate", {"expression": "1"}), ("No.such", {})])
