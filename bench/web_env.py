@@ -1,8 +1,8 @@
 """Where a web reset's time goes: ``python bench/web_env.py [--resets 50]``.
 
 Breaks the reset into its parts (state load, element scan, screenshot as PNG and JPEG, CDP
-vs Playwright capture; a reset sends the scan and the capture together) and prints one JSON object
-``{"bench", "figures", "ratios"}``; wall medians plus CPU seconds of the whole process tree
+vs Playwright capture; a reset sends the scan and the capture together) and prints one
+JSON object ``{"bench", "figures", "ratios"}``; wall medians plus CPU seconds of the whole process tree
 per call (the stable figure on a loaded machine). The page runs on Chromium's own frame
 clock (``GUIFORGE_BEGIN_FRAMES=0``) so that Playwright's ``page.screenshot`` can be timed next
 to the CDP capture; ``bench/envs.py`` times the default, frames drawn on demand.

@@ -45,6 +45,8 @@ def begin_frames_supported(executable: str | None = None) -> bool:
         return False
     name = Path(executable or CHROMIUM).name
     return "headless-shell" in name or "headless_shell" in name
+
+
 CHROMIUM_ARGS = (
     "--headless",
     "--no-sandbox",

@@ -166,7 +166,7 @@ class PageEnv(Environment):
             if self.js_sync(_LOAD, seed) is None:
                 raise RuntimeError(f"the apps page did not load at {APP_ORIGIN + start}; check guiforge/envs/apps/static")
         # loadState cleared storage and cookies in the page; the back history lives in the browser
-        return self.observation(*self.look(also=[("Page.resetNavigationHistory", {})]))
+        return self.observation(*self.look(also=(("Page.resetNavigationHistory", {}),)))
 
     def js(self, function: str, *args: Any) -> Any:
         """Call a page function through CDP; its result comes back as one JSON string."""
@@ -191,13 +191,14 @@ class PageEnv(Environment):
     def observe(self) -> Observation:
         return self.observation(*self.look())
 
-    def look(self, also: list[Call] = ()) -> tuple[bytes | None, Any]:
+    def look(self, also: tuple[Call, ...] = ()) -> tuple[bytes | None, Any]:
         """The screenshot and the element scan (plus ``also``: calls that do not change the
         screen) sent together, so the capture's encoding overlaps the scan (~5 ms a step)."""
         scan = _js_call(self.scan_script, ())
-        if self.frames is None or not self.capture_screenshots or self.scale != 1.0:
+        if not self.capture_screenshots or self.scale != 1.0:
             replies = [self.s.cdp.send(*call) for call in (scan, *also)]
             return self.screenshot(), self._js_value(replies[0])
+        assert self.frames is not None
         params = self.capture_params()
         shot, scanned, *_ = self.s.send_together([self.frames.capture_call(params), scan, *also])
         return self.frames.image(shot, params), self._js_value(scanned)
@@ -220,9 +221,10 @@ class PageEnv(Environment):
     def screenshot(self) -> bytes | None:
         """CSS-pixel frames (every desktop frame, phones at screenshot_scale="css") come from
         the frame source (a frame drawn now on the headless shell, else CDP's capture), with
-        optimizeForSpeed: lossless and about half of page.screenshot's time. Device-pixel phone frames need a scaled clip, and CDP's clip drops Playwright's
-        DPR emulation, so those go through page.screenshot, which restores it. The caret is
-        hidden by the apps' CSS, so identical screens give identical bytes."""
+        optimizeForSpeed: lossless and about half of page.screenshot's time. Device-pixel
+        phone frames need a scaled clip, and CDP's clip drops Playwright's DPR emulation, so
+        those go through page.screenshot, which restores it. The caret is hidden by the apps'
+        CSS, so identical screens give identical bytes."""
         if not self.capture_screenshots:
             return None
         if self.scale != 1.0:
