@@ -157,9 +157,7 @@ class PageEnv(Environment):
         # Serialised on every reset (~0.3 ms): a cache keyed on the setup object would serve
         # stale state for a dict mutated in place or a new dict at a recycled id().
         seed = json.dumps({"apps": apps, "system": system, "start": start})
-        assert self.frames is not None
-        with self.frames.pumping():  # a pointer move is acknowledged at a frame
-            self.clear_input()  # before the scan, so hover state cannot differ from the screenshot
+        self.clear_input()  # before the scan, so hover state cannot differ from the screenshot
         loaded = self.js_sync(_LOAD, seed) if self.s.page.url.startswith(APP_ORIGIN) else None
         if loaded is None:  # the page left the apps (or never loaded them): reload them
             self.s.page.goto(APP_ORIGIN + start, wait_until="load")

@@ -31,7 +31,9 @@ class WebEnv(PageEnv):
 
     def clear_input(self) -> None:
         if self._mouse_used:
-            self.s.page.mouse.move(0, 0)  # no hover left over from the last episode
+            assert self.frames is not None
+            with self.frames.pumping():  # a lone pointer move is acknowledged at a frame
+                self.s.page.mouse.move(0, 0)  # no hover left over from the last episode
             self._mouse_used = False
 
     _mouse_used = False
