@@ -35,13 +35,33 @@ FRAME_FLAGS = ("--run-all-compositor-stages-before-draw",)  # beginFrame require
 Call = tuple[str, dict[str, Any]]  # a CDP method and its parameters
 
 
-class VsyncFrames:
-    """Chromium's own compositor clock."""
+class Frames:
+    """A frame source: the CDP call that captures a frame, and the image in its reply."""
 
-    name = "vsync"
+    name = ""
 
     def __init__(self, session: BrowserSession):
         self.session = session  # its page and CDP session change when the context is renewed
+
+    def capture_call(self, params: dict[str, Any]) -> Call:
+        raise NotImplementedError
+
+    def image(self, reply: dict[str, Any], params: dict[str, Any]) -> bytes:
+        raise NotImplementedError
+
+    def capture(self, params: dict[str, Any]) -> bytes:
+        return self.image(self.session.cdp.send(*self.capture_call(params)), params)
+
+    @contextlib.contextmanager
+    def pumping(self, after_s: float = 0.0) -> Iterator[None]:
+        """A clock for the page while the block runs; Chromium's own clock needs none."""
+        yield
+
+
+class VsyncFrames(Frames):
+    """Chromium's own compositor clock."""
+
+    name = "vsync"
 
     def capture_call(self, params: dict[str, Any]) -> Call:
         return ("Page.captureScreenshot", params)
@@ -49,22 +69,11 @@ class VsyncFrames:
     def image(self, reply: dict[str, Any], params: dict[str, Any]) -> bytes:
         return base64.b64decode(reply["data"])
 
-    def capture(self, params: dict[str, Any]) -> bytes:
-        method, call = self.capture_call(params)
-        return self.image(self.session.cdp.send(method, call), params)
 
-    @contextlib.contextmanager
-    def pumping(self, after_s: float = 0.0) -> Iterator[None]:
-        yield
-
-
-class BeginFrames:
+class BeginFrames(Frames):
     """Frames on demand: one per capture, and a clock while an action runs."""
 
     name = "begin_frame"
-
-    def __init__(self, session: BrowserSession):
-        self.session = session
 
     def capture_call(self, params: dict[str, Any]) -> Call:
         return ("HeadlessExperimental.beginFrame", {"screenshot": params})
@@ -76,9 +85,6 @@ class BeginFrames:
         if data is None:
             raise RuntimeError("Chromium returned no frame for the screenshot (HeadlessExperimental.beginFrame)")
         return base64.b64decode(data)
-
-    def capture(self, params: dict[str, Any]) -> bytes:
-        return self.image(self.session.cdp.send(*self.capture_call(params)), params)
 
     @contextlib.contextmanager
     def pumping(self, after_s: float = 0.0) -> Iterator[None]:

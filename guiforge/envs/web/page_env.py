@@ -23,7 +23,7 @@ from guiforge.envs.actions import Action, to_grid, to_pixels
 from guiforge.envs.apps import APP_NAMES, app_info
 from guiforge.envs.base import Environment, EnvSpec, FinalState, Observation, StepResult, TaskSpec
 from guiforge.envs.web.browser import CHROMIUM_ARGS, BrowserSession, launch
-from guiforge.envs.web.frames import LATE_CLOCK_S, BeginFrames, Call, VsyncFrames
+from guiforge.envs.web.frames import LATE_CLOCK_S, BeginFrames, Call, Frames, VsyncFrames
 from guiforge.envs.web.routing import APP_ORIGIN
 
 
@@ -79,7 +79,7 @@ class PageEnv(Environment):
         self.jpeg_quality = jpeg_quality
         self.screenshot_scale = screenshot_scale
         self.session: BrowserSession | None = None
-        self.frames: VsyncFrames | BeginFrames | None = None
+        self.frames: Frames | None = None
         self.task: TaskSpec | None = None
         self.css_size = (0, 0)
         self.scale = 1.0  # screenshot pixels per CSS pixel
