@@ -44,12 +44,12 @@ def cpu_by_pid(pids: list[int]) -> dict[int, float]:
     return out
 
 
-def measure(fn: Callable[[], object], n: int, prefix: str,
-            before: Callable[[], object] | None = None) -> dict[str, float]:
-    """Run ``fn`` n times (``before`` runs untimed ahead of each): median and fastest wall
-    seconds, and mean CPU seconds per call of the process tree (processes started during
-    the call count in full; ones that exit during it lose their last slice)."""
-    times, cpu = [], 0.0
+def samples(fn: Callable[[], object], n: int,
+            before: Callable[[], object] | None = None) -> tuple[list[float], list[float]]:
+    """Run ``fn`` n times (``before`` runs untimed ahead of each): the wall seconds and the
+    CPU seconds of the process tree of each call (processes started during the call count
+    in full; ones that exit during it lose their last slice)."""
+    walls, cpus = [], []
     for _ in range(n):
         if before is not None:
             before()
@@ -57,12 +57,23 @@ def measure(fn: Callable[[], object], n: int, prefix: str,
         c0 = cpu_by_pid(pids)
         t0 = time.perf_counter()
         fn()
-        times.append(time.perf_counter() - t0)
+        walls.append(time.perf_counter() - t0)
         c1 = cpu_by_pid(pids)  # read before the next /proc scan, whose own CPU must not count
         born = [pid for pid in _tree(os.getpid()) if pid not in c0]
-        cpu += sum(v - c0[pid] for pid, v in c1.items()) + sum(cpu_by_pid(born).values())
-    return {f"{prefix}_median_s": round(statistics.median(times), 4), f"{prefix}_min_s": round(min(times), 4),
-            f"{prefix}_cpu_s": round(cpu / n, 4)}
+        cpus.append(sum(v - c0[pid] for pid, v in c1.items()) + sum(cpu_by_pid(born).values()))
+    return walls, cpus
+
+
+def summary(walls: list[float], cpus: list[float], prefix: str) -> dict[str, float]:
+    """Median and fastest wall seconds, mean CPU seconds per call."""
+    return {f"{prefix}_median_s": round(statistics.median(walls), 4), f"{prefix}_min_s": round(min(walls), 4),
+            f"{prefix}_cpu_s": round(sum(cpus) / len(cpus), 4)}
+
+
+def measure(fn: Callable[[], object], n: int, prefix: str,
+            before: Callable[[], object] | None = None) -> dict[str, float]:
+    """:func:`samples` summed up by :func:`summary`."""
+    return summary(*samples(fn, n, before), prefix)
 
 
 def loadavg() -> float:

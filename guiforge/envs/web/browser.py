@@ -1,10 +1,10 @@
 """One Chromium per environment: launch with the isolation flags, one context and one page
-that live as long as the environment, and a hard kill that needs no Playwright call (the
-manager uses it when the actor thread is stuck inside Playwright)."""
+that live as long as the environment, a CDP channel of our own to that page (the hot path,
+see guiforge.envs.web.cdp), and a hard kill that needs no Playwright call (the manager uses
+it when the actor thread is stuck inside Playwright)."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import signal
@@ -22,6 +22,7 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
+from guiforge.envs.web.cdp import DEVTOOLS_FLAGS, Call, PageChannel, devtools_url
 from guiforge.envs.web.frames import FRAME_FLAGS
 from guiforge.envs.web.routing import Router
 
@@ -66,36 +67,44 @@ class BrowserSession:
     browser: Browser
     context: BrowserContext
     page: Page
-    cdp: CDPSession
+    cdp: PageChannel  # our own channel to the page (guiforge.envs.web.cdp)
     router: RouterLike
+    devtools: str  # the browser's DevTools WebSocket URL
     pids: list[int] = field(default_factory=list)  # the browser process (its own group)
     driver_pid: int | None = None  # Playwright's node driver that launched it
     begin_frames: bool = False  # pages are created under begin-frame control
+    _clock: PageChannel | None = None
 
-    def send_together(self, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
-        """Send CDP calls on the page's session without waiting for one reply before the
-        next call, so a screenshot's capture and encoding (browser side) overlap a page
-        script (renderer side). Replies come back in the calls' order; the first failure is
-        raised. Playwright's sync CDPSession sends one call at a time: its async session
-        (``_impl_obj``) is driven on Playwright's own loop through the page's ``_sync``,
-        private names that tests/envs/web pin (as frames.py's clock does)."""
-        send = self.cdp._impl_obj.send
+    def send_together(self, calls: list[Call]) -> list[dict[str, Any]]:
+        """CDP calls on the page sent without waiting for one reply before the next
+        (:meth:`PageChannel.send_together`)."""
+        return self.cdp.send_together(calls)
 
-        async def together() -> list[dict[str, Any]]:
-            return list(await asyncio.gather(*(send(method, params, None) for method, params in calls)))
-
-        return self.page._sync(together())
+    def clock_channel(self) -> PageChannel:
+        """A second channel to the page for the frame clock's thread (opened once)."""
+        if self._clock is None:
+            self._clock = PageChannel(self.devtools, self.cdp.target_id)
+        return self._clock
 
     def renew(self, options: dict[str, Any], router: RouterLike,
               prepare: Callable[[BrowserContext], None] | None = None) -> None:
         """Swap in a fresh context (new cookies, storage, cache, history) with its router."""
         old = self.context
-        self.context, self.page, self.cdp = open_context(self.browser, options, router, prepare, self.begin_frames)
-        self.router = router
+        context, page, cdp = open_context(self.browser, self.devtools, options, router, prepare, self.begin_frames)
+        self._close_channels()
+        self.context, self.page, self.cdp, self.router = context, page, cdp, router
         with contextlib.suppress(Exception):
             old.close()
 
+    def _close_channels(self) -> None:
+        for channel in (self.cdp, self._clock):
+            if channel is not None:
+                with contextlib.suppress(Exception):
+                    channel.close()
+        self._clock = None
+
     def close(self) -> None:
+        self._close_channels()
         with contextlib.suppress(Exception):
             self.browser.close()
         with contextlib.suppress(Exception):
@@ -148,10 +157,10 @@ class RouterLike(Protocol):
     def install(self, context: BrowserContext) -> None: ...
 
 
-def open_context(browser: Browser, options: dict[str, Any], router: RouterLike,
+def open_context(browser: Browser, devtools: str, options: dict[str, Any], router: RouterLike,
                  prepare: Callable[[BrowserContext], None] | None = None,
-                 begin_frames: bool = False) -> tuple[BrowserContext, Page, CDPSession]:
-    """One isolated context with its router, one page and a CDP session on it; ``prepare``
+                 begin_frames: bool = False) -> tuple[BrowserContext, Page, PageChannel]:
+    """One isolated context with its router, one page and our CDP channel to it; ``prepare``
     runs on the context before the page exists (clocks, init scripts). With ``begin_frames``
     the page draws only when asked (guiforge.envs.web.frames)."""
     browser_cdp = browser.new_browser_cdp_session() if begin_frames else None
@@ -163,20 +172,36 @@ def open_context(browser: Browser, options: dict[str, Any], router: RouterLike,
         router.install(context)
         if prepare is not None:
             prepare(context)
-        page = context.new_page() if browser_cdp is None else _controlled_page(context, browser_cdp, known)
+        if browser_cdp is not None:
+            page, target_id = _controlled_page(context, browser_cdp, known)
+        else:
+            page = context.new_page()
+            target_id = _target_id(context, page)
         page.on("dialog", lambda d: d.dismiss())  # the apps never open native dialogs
-        return context, page, context.new_cdp_session(page)
+        return context, page, PageChannel(devtools, target_id)
     except BaseException:
         with contextlib.suppress(Exception):
             context.close()
         raise
+    finally:
+        if browser_cdp is not None:
+            with contextlib.suppress(Exception):
+                browser_cdp.detach()
+
+
+def _target_id(context: BrowserContext, page: Page) -> str:
+    session = context.new_cdp_session(page)
+    try:
+        return session.send("Target.getTargetInfo")["targetInfo"]["targetId"]
+    finally:
+        session.detach()
 
 
 def _context_ids(browser_cdp: CDPSession) -> set[str]:
     return set(browser_cdp.send("Target.getBrowserContexts")["browserContextIds"])
 
 
-def _controlled_page(context: BrowserContext, browser_cdp: CDPSession, known: set[str]) -> Page:
+def _controlled_page(context: BrowserContext, browser_cdp: CDPSession, known: set[str]) -> tuple[Page, str]:
     """A page under begin-frame control in ``context``: Playwright cannot ask for one, so the
     target is created over CDP in the context Playwright just made (the one id that is new),
     and Playwright adopts it as it adopts any page opened in its context."""
@@ -184,9 +209,9 @@ def _controlled_page(context: BrowserContext, browser_cdp: CDPSession, known: se
     if len(fresh) != 1:
         raise RuntimeError(f"cannot tell which browser context is new ({len(fresh)} candidates)")
     with context.expect_page() as opened:
-        browser_cdp.send("Target.createTarget", {"url": "about:blank", "browserContextId": fresh.pop(),
-                                                 "enableBeginFrameControl": True})
-    return opened.value
+        created = browser_cdp.send("Target.createTarget", {"url": "about:blank", "browserContextId": fresh.pop(),
+                                                           "enableBeginFrameControl": True})
+    return opened.value, created["targetId"]
 
 
 def launch(context_options: Callable[[Playwright], dict[str, Any]],
@@ -201,16 +226,19 @@ def launch(context_options: Callable[[Playwright], dict[str, Any]],
     try:
         options = context_options(pw)
         controlled = bool(begin_frames and begin_frames_supported() and begin_frames(options))
-        flags = list(args) + (list(FRAME_FLAGS) if controlled else [])
+        flags = list(args) + list(DEVTOOLS_FLAGS) + (list(FRAME_FLAGS) if controlled else [])
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=flags, headless=True)
         info = browser.new_browser_cdp_session().send("SystemInfo.getProcessInfo")
         pids = [p["id"] for p in info["processInfo"] if p["type"] == "browser"]
+        if not pids:
+            raise RuntimeError("Chromium reported no browser process (SystemInfo.getProcessInfo)")
+        devtools = devtools_url(pids[0])
         router = Router()
-        context, page, cdp = open_context(browser, options, router, begin_frames=controlled)
+        context, page, cdp = open_context(browser, devtools, options, router, begin_frames=controlled)
     except BaseException:
         with contextlib.suppress(Exception):
             pw.stop()
         raise
-    parent = _parent(pids[0]) if pids else None
-    return BrowserSession(pw, browser, context, page, cdp, router, pids, parent if _is_driver(parent) else None,
-                          begin_frames=controlled)
+    parent = _parent(pids[0])
+    return BrowserSession(pw, browser, context, page, cdp, router, devtools, pids,
+                          parent if _is_driver(parent) else None, begin_frames=controlled)

@@ -11,17 +11,19 @@ shows the page's whole state at that moment, so it is also deterministic.
 
 A page without a clock draws nothing on its own: ``requestAnimationFrame`` callbacks wait,
 and so do input acknowledgements that need a frame (a wheel, a touch). While an action runs,
-:meth:`BeginFrames.pumping` keeps a clock going on Playwright's own event loop: it only runs
-while a Playwright call is waiting, which is exactly when the page needs frames.
+:meth:`BeginFrames.pumping` keeps a clock going on a thread of its own, over a CDP channel
+of its own to the page.
 """
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import contextlib
+import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
+
+from guiforge.envs.web.cdp import Call
 
 if TYPE_CHECKING:
     from guiforge.envs.web.browser import BrowserSession
@@ -32,7 +34,6 @@ PUMP_INTERVAL_S = 0.004  # at most ~250 frames/s while the clock runs; each cost
 # if one is still waiting after this long: a safety net, not a cost.
 LATE_CLOCK_S = 0.25
 FRAME_FLAGS = ("--run-all-compositor-stages-before-draw",)  # beginFrame requires it
-Call = tuple[str, dict[str, Any]]  # a CDP method and its parameters
 
 
 class Frames:
@@ -88,35 +89,28 @@ class BeginFrames(Frames):
 
     @contextlib.contextmanager
     def pumping(self, after_s: float = 0.0) -> Iterator[None]:
-        """Draw frames in the background while the block's Playwright calls wait, starting
-        ``after_s`` into the block (a block done sooner draws nothing).
+        """Draw frames in the background while the block runs, starting ``after_s`` into it
+        (a block done sooner draws nothing).
 
-        Playwright's sync API runs its asyncio loop only inside a call, so the clock task
-        advances exactly then. It is stopped by a flag and awaited, never cancelled: a
-        beginFrame in flight always gets its answer, and only one is ever in flight (Chromium
-        refuses a second)."""
-        # Playwright's sync objects wrap async ones on one loop; these private names are the
-        # only way to put a task on that loop (pinned by tests/envs/web/test_frames.py).
-        page = self.session.page
-        loop: asyncio.AbstractEventLoop = page._loop
-        send = self.session.cdp._impl_obj.send
-        stop = asyncio.Event()
+        The clock is a thread with its own channel to the page; it is stopped by a flag and
+        joined, never abandoned, so a beginFrame in flight always gets its answer before the
+        next capture (Chromium refuses a second one in flight). A failing clock (the browser
+        died) ends quietly: the block's own calls report the fault."""
+        channel = self.session.clock_channel()
+        stop = threading.Event()
 
-        async def clock() -> None:
-            if after_s > 0:
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(stop.wait(), after_s)
-            while not stop.is_set():
-                await send("HeadlessExperimental.beginFrame", {}, None)
-                await asyncio.sleep(PUMP_INTERVAL_S)
+        def clock() -> None:
+            if stop.wait(after_s):
+                return
+            with contextlib.suppress(Exception):
+                while not stop.is_set():
+                    channel.send("HeadlessExperimental.beginFrame")
+                    stop.wait(PUMP_INTERVAL_S)
 
-        task = loop.create_task(clock())
+        thread = threading.Thread(target=clock, name="guiforge-frame-clock", daemon=True)
+        thread.start()
         try:
             yield
-        except BaseException:
+        finally:
             stop.set()
-            with contextlib.suppress(Exception):  # the action's own error is the one to report
-                page._sync(task)
-            raise
-        stop.set()
-        page._sync(task)  # let the frame in flight finish
+            thread.join()

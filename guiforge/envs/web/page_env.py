@@ -23,7 +23,8 @@ from guiforge.envs.actions import Action, to_grid, to_pixels
 from guiforge.envs.apps import APP_NAMES, app_info
 from guiforge.envs.base import Environment, EnvSpec, FinalState, Observation, StepResult, TaskSpec
 from guiforge.envs.web.browser import CHROMIUM_ARGS, BrowserSession, launch
-from guiforge.envs.web.frames import LATE_CLOCK_S, BeginFrames, Call, Frames, VsyncFrames
+from guiforge.envs.web.cdp import Call
+from guiforge.envs.web.frames import LATE_CLOCK_S, BeginFrames, Frames, VsyncFrames
 from guiforge.envs.web.routing import APP_ORIGIN
 
 

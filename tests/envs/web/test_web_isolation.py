@@ -102,3 +102,37 @@ def test_bare_chromium_does_reach_the_listener(listener):
     with ThreadPoolExecutor(1) as pool:  # the module's direct_web owns this thread's Playwright
         pool.submit(bare).result()
     assert listener.connections >= 1
+
+
+# A page's try at the browser's own DevTools server (guiforge.envs.web.cdp listens on
+# 127.0.0.1): the WebSocket is refused (pages send an Origin header), the HTTP answers carry
+# no CORS header, so the page cannot read the target list or version either.
+DEVTOOLS_PROBE = """async ([ws, http]) => {
+  const socket = await new Promise((resolve) => {
+    const s = new WebSocket(ws);
+    s.onopen = () => { s.close(); resolve('open'); };
+    s.onerror = () => resolve('refused');
+    setTimeout(() => resolve('timeout'), 3000);
+  });
+  const read = async (path) => {
+    try { return await (await fetch(http + path)).text(); } catch (e) { return 'unreadable'; }
+  };
+  return {socket, version: await read('/json/version'), list: await read('/json/list')};
+}"""
+
+
+def test_a_page_cannot_use_the_devtools_port(direct_web):
+    page = direct_web.s.page
+    page.goto(APP_ORIGIN + "/", wait_until="load")
+    ws = direct_web.s.devtools
+    http = "http://" + ws.split("/")[2]
+    assert http.startswith("http://127.0.0.1:")
+    seen = page.evaluate(DEVTOOLS_PROBE, [ws, http])
+    assert seen == {"socket": "refused", "version": "unreadable", "list": "unreadable"}
+    # control: the same URL from a client without an Origin header (ours) is answered
+    from websockets.sync.client import connect
+
+    with connect(ws, compression=None) as client:
+        client.send('{"id": 1, "method": "Browser.getVersion"}')
+        assert '"product"' in client.recv(timeout=10)
+    assert direct_web.observe().screenshot  # the env's own channel still works

@@ -142,9 +142,9 @@ class _Local:
 
 
 def test_calls_sent_together_answer_in_order(direct_web, seeded):
-    """A reset and a step send the screenshot and the element scan together (browser.py's
-    send_together drives Playwright's async CDP session): the replies keep the calls' order,
-    the frame is the one a lone capture gives, and a failed call raises."""
+    """A reset and a step send the screenshot and the element scan together over the env's
+    own CDP channel (guiforge.envs.web.cdp): the replies keep the calls' order, the frame is
+    the one a lone capture gives, and a failed call raises once all have answered."""
     env = direct_web
     env.reset(seeded)
     params = env.capture_params()
