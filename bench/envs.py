@@ -1,8 +1,8 @@
 """Reset and step latency per environment domain, side by side with BrowserGym on the same page.
 
-    python bench/envs.py [--resets 30] [--steps 15] [--warmup 10] [--bg-resets 5]
+    python bench/envs.py [--resets 60] [--steps 20] [--warmup 10] [--bg-resets 10]
                          [--domains web,mobile,desktop,tools,replay]
-                         [--skip-browsergym] [--headless-shell]
+                         [--skip-browsergym] [--headless-shell] [--per-round]
 
 web: WebEnv on the mail app seeded from the sample world; the step is a click that toggles a
 star (a re-render). BrowserGym runs the *same* page: the app is served on 127.0.0.1, its
@@ -19,9 +19,15 @@ mobile: MobileEnv (Pixel 7), tap on the same star. replay: the mail page recorde
 127.0.0.1, then replayed offline by ReplayEnv (reset, a click). desktop / tools: measured
 when their adapters import and their tools are installed, else skipped with the reason.
 
+BrowserGym runs as a command loop in its own process (bench/_browsergym_side.py), started
+once and kept; its resets and clicks are interleaved with ours in rounds (``--bg-resets``
+rounds of resets/rounds of ours, then one of BrowserGym's), so a busy spell of the shared
+machine falls on both sides alike. Besides the ratio of the medians, the ratio in the round
+least favourable to us is reported (``web_reset_speedup_slowest_round``); ``--per-round``
+prints every round's times.
+
 Every figure is a median (and the fastest) of wall seconds plus the CPU seconds the whole
-process tree spent per operation; CPU is the stable figure when the machine is shared. The
-web reset is measured before and after BrowserGym and the slower median is the one compared.
+process tree spent per operation; CPU is the stable figure when the machine is shared.
 The last line is one JSON object ``{"bench": "envs", "figures": {...}, "ratios": {...}}``;
 every ratio compares two things measured in this run.
 """
@@ -80,7 +86,7 @@ def mail_task(domain: str) -> TaskSpec:
 
 # -- our domains --------------------------------------------------------------------------
 def interleaved(ours: Callable[[], object], op: str, n: int, rounds: int, side: BrowserGymSide,
-                prefix: str) -> tuple[Figures, list[float]]:
+                prefix: str, verbose: bool = False) -> tuple[Figures, list[float]]:
     """``rounds`` rounds of (n // rounds of our operations, one of BrowserGym's ``op``), so a
     busy spell of the machine falls on both sides alike. Figures for both sides, and per
     round BrowserGym's time over the median of ours in that round."""
@@ -94,7 +100,7 @@ def interleaved(ours: Callable[[], object], op: str, n: int, rounds: int, side: 
         their_walls += tw
         their_cpus += tc
         per_round.append(tw[0] / statistics.median(w))
-        if os.environ.get("BENCH_TRACE"):
+        if verbose:
             log(f"{prefix}: ours {[round(x * 1000, 1) for x in w]} ms, browsergym {round(tw[0] * 1000)} ms")
     return summary(walls, cpus, prefix) | summary(their_walls, their_cpus, f"browsergym_{op}"), per_round
 
@@ -125,7 +131,7 @@ def bench_web(args: argparse.Namespace, prefix: str = "web", full: bool = True,
             f |= measure(lambda: env.reset(task), args.resets, f"{prefix}_reset")
         else:
             figures, rounds["reset"] = interleaved(lambda: env.reset(task), "reset", args.resets, args.bg_resets,
-                                                   side, f"{prefix}_reset")
+                                                   side, f"{prefix}_reset", args.per_round)
             f |= figures
         if not full:
             return f, rounds
@@ -134,7 +140,8 @@ def bench_web(args: argparse.Namespace, prefix: str = "web", full: bool = True,
             f |= measure(lambda: env.step(star), args.steps, f"{prefix}_step_click")
         else:
             figures, rounds["click"] = interleaved(lambda: env.step(star), "click", args.steps,
-                                                   min(args.steps, args.bg_resets), side, f"{prefix}_step_click")
+                                                   min(args.steps, args.bg_resets), side, f"{prefix}_step_click",
+                                                   args.per_round)
             f |= figures | summary(*side.run("click_default_delay", max(2, args.steps // 3)),
                                    "browsergym_click_default_delay")
             f |= {f"browsergym_{k}": v for k, v in side.info.items() if k != "screenshot_shape"}
@@ -387,10 +394,12 @@ def browsergym_ratios(f: Figures, rounds: dict[str, list[float]]) -> Figures:
 # -- main ---------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--resets", type=int, default=30)
-    ap.add_argument("--steps", type=int, default=15)
+    ap.add_argument("--resets", type=int, default=60)
+    ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--warmup", type=int, default=10, help="untimed web resets before the timed ones")
-    ap.add_argument("--bg-resets", type=int, default=5, help="BrowserGym resets (each relaunches two browsers), >= 1")
+    ap.add_argument("--bg-resets", type=int, default=10,
+                    help="BrowserGym resets (each relaunches two browsers: the page and its chat), >= 1; the rounds ours are interleaved with")
+    ap.add_argument("--per-round", action="store_true", help="print each interleaved round's times (stderr)")
     ap.add_argument("--domains", default="web,mobile,desktop,tools,replay")
     ap.add_argument("--skip-browsergym", action="store_true")
     ap.add_argument("--headless-shell", action="store_true",

@@ -15,6 +15,19 @@ const GF = (() => {
   // -- DOM helpers ----------------------------------------------------------------------
   const NATIVE_CLICKABLE = new Set(["BUTTON", "A", "INPUT", "SELECT", "TEXTAREA", "LABEL", "SUMMARY"]);
 
+  // Icons are trusted constants: each is parsed once, then cloned (innerHTML ran the HTML
+  // parser again for every icon of every render).
+  const parsedHtml = new Map();
+  function fragment(html) {
+    let template = parsedHtml.get(html);
+    if (!template) {
+      template = document.createElement("template");
+      template.innerHTML = html;
+      parsedHtml.set(html, template);
+    }
+    return template.content.cloneNode(true);
+  }
+
   function h(tag, props, ...kids) {
     const el = document.createElement(tag);
     let value = null;
@@ -23,7 +36,7 @@ const GF = (() => {
       if (k.startsWith("on")) el.addEventListener(k.slice(2).toLowerCase(), v);
       else if (k === "class") el.className = v;
       else if (k === "style") el.style.cssText = v;
-      else if (k === "html") el.innerHTML = v; // trusted constants only (icons)
+      else if (k === "html") el.appendChild(fragment(v)); // trusted constants only (icons)
       else if (k === "value") value = v;
       else if (k === "checked" || k === "selected" || k === "disabled") el[k] = true;
       else el.setAttribute(k, v === true ? "" : String(v));
