@@ -336,6 +336,7 @@ class BrowserGymSide:
         setup = mail_task("web").setup
         seed = json.dumps({"apps": setup["apps"], "system": setup["system"], "start": "/mail/inbox"})
         self.server = AppServer()
+        self.closed = False
         self.tmp = Path(tempfile.mkdtemp(prefix="guiforge-bench-bg-"))
         (self.tmp / "seed.json").write_text(seed)
         cmd = [str(python), str(SIDE), "--url", f"{self.server.url}/mail/inbox", "--seed-file",
@@ -366,6 +367,9 @@ class BrowserGymSide:
         return reply["wall"], reply["cpu"]
 
     def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
         if self.proc.poll() is None:
             with contextlib.suppress(OSError):
                 self.proc.communicate("quit\n", timeout=60)

@@ -5,8 +5,8 @@ each message, a screenshot's ~100-150 KB of base64 included, before Python's Pla
 parses it again. The calls on a reset's and a step's hot path (the seed load, the capture,
 the element scan, the hit test, the frame clock) go instead over a WebSocket straight to
 the browser's DevTools server: a reset's calls take ~10% less wall and ~14% less CPU
-here (``python bench/web_env.py``, ``transport_*``, times both on the same page). Playwright still owns the browser and does
-navigation and input.
+here (``python bench/web_env.py`` times both on the same page, ``transport_*``).
+Playwright still owns the browser and does navigation and input.
 
 The DevTools server listens on 127.0.0.1 on a port the kernel picks
 (``--remote-debugging-port=0``); Chromium refuses its WebSocket to any client that sends an
