@@ -101,3 +101,27 @@ def test_css_pixel_frames_from_the_spec(manager, world):
         d = Driver(lease, obs)
         d.tap(id="open-mail")
         assert d.path == "/mail"
+
+
+def test_a_half_hidden_option_is_its_visible_part_and_a_swipe_on_it_scrolls(mobile, world):
+    """A row cut by its scrolled list (an in-page dropdown taller than the screen) is
+    reported by the part that shows, so the point a teacher aims at lands on the row inside
+    the list, and a swipe from the last one scrolls the list instead of the page."""
+    setup = web_setup(world, start="bank")
+    bank = setup["apps"]["bank"]
+    bank["categories"] = bank.get("categories", []) + [f"Extra {i}" for i in range(12)]
+    d = Driver(mobile, mobile.reset(task("m-dropdown", "mobile", ["bank"], setup, [])))
+    account = next(e["id"] for e in d.obs.debug["elements"] if (e["id"] or "").startswith("account-"))
+    d.tap(id=account)
+    d.tap(id="tx-category-filter")
+
+    def options() -> list[dict]:
+        return [e for e in d.obs.debug["elements"] if (e["id"] or "").startswith("tx-category-filter-option-")]
+
+    shown = options()
+    last = shown[-1]
+    d.act(Action(type="swipe", x=last["grid"][0], y=last["grid"][1], x2=last["grid"][0], y2=last["grid"][1] - 200))
+    after = options()
+    assert after, "the swipe closed the dropdown (it scrolled the page, not the list)"
+    assert after[0]["id"] != shown[0]["id"], "the list did not scroll"
+    assert {e["label"] for e in after} & {f"Extra {i}" for i in range(12)}

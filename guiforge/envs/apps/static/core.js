@@ -470,15 +470,44 @@ const GF = (() => {
     return text || el.getAttribute("placeholder") || el.getAttribute("title") || el.getAttribute("alt") || el.value || "";
   }
 
+  // The part of an element that shows: its box cut by the viewport and by every ancestor
+  // that clips its overflow (a half-hidden row of a scrolled list is only the half that
+  // shows, so the centre of what is reported lands on the row, not on the list's edge).
+  // A fixed ancestor ends the walk: what is above it does not clip it. ``clips`` caches
+  // each ancestor's clip rectangle (null: it does not clip) for one scan.
+  function visibleBox(el, clips) {
+    const r = el.getBoundingClientRect();
+    let x0 = Math.max(r.left, 0), y0 = Math.max(r.top, 0);
+    let x1 = Math.min(r.right, window.innerWidth), y1 = Math.min(r.bottom, window.innerHeight);
+    for (let a = el.parentElement; a && a !== document.body && a !== document.documentElement; a = a.parentElement) {
+      let clip = clips.get(a);
+      if (clip === undefined) {
+        const style = getComputedStyle(a);
+        clip = null;
+        if (style.overflowX !== "visible" || style.overflowY !== "visible") {
+          const b = a.getBoundingClientRect();
+          const left = b.left + a.clientLeft, top = b.top + a.clientTop;
+          clip = [left, top, left + a.clientWidth, top + a.clientHeight];
+        }
+        if (style.position === "fixed") clip = { rect: clip, last: true };
+        clips.set(a, clip);
+      }
+      const rect = clip && clip.last ? clip.rect : clip;
+      if (rect) {
+        x0 = Math.max(x0, rect[0]); y0 = Math.max(y0, rect[1]);
+        x1 = Math.min(x1, rect[2]); y1 = Math.min(y1, rect[3]);
+      }
+      if (clip && clip.last) break;
+    }
+    return [x0, y0, x1, y1];
+  }
+
   function elements() {
-    const vw = window.innerWidth;
-    const vh = window.innerHeight;
     const out = [];
+    const clips = new Map();
     // Alerts and status lines are not clickable but tell a teacher what just happened.
     for (const el of document.querySelectorAll(`${INTERACTIVE}, [role=alert], [role=status]`)) {
-      const r = el.getBoundingClientRect();
-      const x0 = Math.max(r.left, 0), y0 = Math.max(r.top, 0);
-      const x1 = Math.min(r.right, vw), y1 = Math.min(r.bottom, vh);
+      const [x0, y0, x1, y1] = visibleBox(el, clips);
       if (x1 - x0 < 2 || y1 - y0 < 2) continue;
       const style = getComputedStyle(el);
       if (style.visibility === "hidden" || style.opacity === "0") continue;
