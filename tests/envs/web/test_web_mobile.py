@@ -125,3 +125,19 @@ def test_a_half_hidden_option_is_its_visible_part_and_a_swipe_on_it_scrolls(mobi
     assert after, "the swipe closed the dropdown (it scrolled the page, not the list)"
     assert after[0]["id"] != shown[0]["id"], "the list did not scroll"
     assert {e["label"] for e in after} & {f"Extra {i}" for i in range(12)}
+
+
+def test_a_dialog_with_a_long_address_stays_on_a_phone_screen(mobile, world):
+    """An attendee's long e-mail address wraps inside the event dialog instead of widening
+    it past the screen's edge (where its close button could not be tapped)."""
+    setup = web_setup(world, start="calendar")
+    event = setup["apps"]["calendar"]["events"][0]
+    event["attendees"][0]["email"] = "hermenegildo.maximiliano.fernandezvillaverde@removalsandstorage.example"
+    d = Driver(mobile, mobile.reset(task("m-dialog", "mobile", ["calendar"], setup, [])))
+    d.tap(id=f"day-{event['start'][:10]}")
+    d.tap(id=f"event-{event['id']}")
+    close = next((e for e in d.obs.debug["elements"] if e["id"] == "dialog-close"), None)
+    assert close is not None, "the dialog's close button is off screen"
+    assert close["box"][0] + close["box"][2] <= d.obs.width
+    d.tap(id="dialog-close")
+    assert "dialog-close" not in d.ids()
