@@ -474,11 +474,13 @@ const GF = (() => {
   // that clips its overflow (a half-hidden row of a scrolled list is only the half that
   // shows, so the centre of what is reported lands on the row, not on the list's edge).
   // A fixed ancestor ends the walk: what is above it does not clip it. ``clips`` caches
-  // each ancestor's clip rectangle (null: it does not clip) for one scan.
+  // each ancestor's clip rectangle (null: it does not clip) for one scan; no ``clips``
+  // (a fixed element itself) means only the viewport cuts.
   function visibleBox(el, clips) {
     const r = el.getBoundingClientRect();
     let x0 = Math.max(r.left, 0), y0 = Math.max(r.top, 0);
     let x1 = Math.min(r.right, window.innerWidth), y1 = Math.min(r.bottom, window.innerHeight);
+    if (!clips) return [x0, y0, x1, y1];
     for (let a = el.parentElement; a && a !== document.body && a !== document.documentElement; a = a.parentElement) {
       let clip = clips.get(a);
       if (clip === undefined) {
@@ -507,9 +509,9 @@ const GF = (() => {
     const clips = new Map();
     // Alerts and status lines are not clickable but tell a teacher what just happened.
     for (const el of document.querySelectorAll(`${INTERACTIVE}, [role=alert], [role=status]`)) {
-      const [x0, y0, x1, y1] = visibleBox(el, clips);
-      if (x1 - x0 < 2 || y1 - y0 < 2) continue;
       const style = getComputedStyle(el);
+      const [x0, y0, x1, y1] = visibleBox(el, style.position === "fixed" ? null : clips);
+      if (x1 - x0 < 2 || y1 - y0 < 2) continue;
       if (style.visibility === "hidden" || style.opacity === "0") continue;
       const cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
       const hit = document.elementFromPoint(cx, cy);
