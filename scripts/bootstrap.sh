@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(chromium chromium-headless-shell xvfb xdotool libreoffice-calc libreoffice-impress libreoffice-writer
+APT_PACKAGES=(chromium chromium-headless-shell xvfb xdotool x11-xserver-utils libreoffice-calc libreoffice-impress libreoffice-writer
               poppler-utils bubblewrap tesseract-ocr fonts-dejavu-core python3-minimal)
 
 missing=()

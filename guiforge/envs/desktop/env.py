@@ -245,6 +245,7 @@ class DesktopEnv(Environment):
         assert self.x is not None
         if action.type in KEYBOARD:
             self._update_focus()  # a dialog that appeared since the last look gets the keys
+            self.x.keys.ensure(action.text or "".join(k for k in action.keys or [] if len(k) == 1))
         commands = xdotool_commands(action, self.width, self.height)
         if action.type in CLICKS:
             commands[-1] += ["getmouselocation", "--shell"]  # which window was clicked

@@ -18,6 +18,7 @@ from pathlib import Path
 from PIL import Image
 
 from guiforge.envs.base import EnvFailure
+from guiforge.envs.desktop.keymap import Keymap
 
 
 class XServer:
@@ -29,6 +30,7 @@ class XServer:
         self._displayfd: int | None = None
         self._grabber = None  # mss instance, bound to the thread that made it
         self._grabber_thread: int | None = None
+        self.keys = Keymap(self.env)  # keys for the characters the map lacks
 
     @property
     def name(self) -> str:

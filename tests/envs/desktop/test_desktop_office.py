@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import signal
+import subprocess
 import time
 
 import pytest
@@ -94,6 +96,27 @@ def test_writer_edit_saved_as_docx(hybrid_env, task, docx_bytes, tmp_path):
     paragraphs = [p.text for p in Document(str(env.workspace.path / "memo.docx")).paragraphs]
     assert result.success, (paragraphs, _explain(env, tmp_path))
     assert paragraphs[-1] == "Approved by Dana"  # the typed newline started a paragraph
+
+
+def test_typing_characters_the_keyboard_map_lacks(hybrid_env, task, docx_bytes, tmp_path):
+    """Names from the worlds' locales (ó, ł, ż, Æ, ø, ü, Ç) are typed exactly: each gets a
+    keycode of its own before it is typed (guiforge.envs.desktop.keymap), instead of
+    xdotool's scratch key that LibreOffice can read after it was unbound."""
+    env = hybrid_env
+    name = "Zatwierdził Józef Żółkiewski, Ærø Müller, Çelik"
+    t = task("writer-names", {"files": {"memo.docx": docx_bytes}, "open": "memo.docx"},
+             [{"fn": "docx_contains", "path": "memo.docx", "text": name}])
+    env.reset(t)
+    env.step(Action(type="hotkey", keys=["ctrl", "end"]))
+    env.step(Action(type="type", text="\n" + name))
+    save_keeping_format(env)
+    paragraphs = [p.text for p in Document(str(env.workspace.path / "memo.docx")).paragraphs]
+    assert paragraphs[-1] == name, (paragraphs[-1], _explain(env, tmp_path))
+    wanted = {ch for ch in name if ord(ch) > 0x7E}
+    if env.x.keys.available:  # xmodmap (x11-xserver-utils), installed by bootstrap
+        assert wanted <= set(env.x.keys.bound)
+        listing = subprocess.run(["xmodmap", "-pke"], env=env.x.env(), capture_output=True, text=True).stdout
+        assert re.search(rf"^keycode +{env.x.keys.bound['ó']} = oacute ", listing, re.M), listing
 
 
 def test_hybrid_bash_fix_is_what_the_verifier_reads(hybrid_env, task):
