@@ -52,13 +52,17 @@ class Keymap:
             return
         if self._spare is None:
             self._spare = self._read_spare()
-        expressions = []
+        fresh: dict[str, int] = {}
         for ch in missing:
             if not self._spare:
                 break  # xdotool's scratch binding types the rest
-            keycode = self._spare.pop(0)
-            self.bound[ch] = keycode
+            fresh[ch] = self._spare.pop(0)
+        if not fresh:
+            return
+        expressions = []
+        for ch, keycode in fresh.items():
             sym = f"U{ord(ch):04X}"
             expressions += ["-e", f"keycode {keycode} = {sym} {sym}"]  # the same symbol with or without Shift
-        if expressions:
-            subprocess.run([XMODMAP, *expressions], env=self.env(), capture_output=True, timeout=10)
+        done = subprocess.run([XMODMAP, *expressions], env=self.env(), capture_output=True, timeout=10)
+        if done.returncode == 0:  # else xdotool's scratch binding still types them
+            self.bound |= fresh
