@@ -22,7 +22,7 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from guiforge.envs.web.cdp import DEVTOOLS_FLAGS, Call, PageChannel, devtools_url
+from guiforge.envs.web.cdp import DEVTOOLS_FLAGS, PageChannel, devtools_url
 from guiforge.envs.web.frames import FRAME_FLAGS
 from guiforge.envs.web.routing import Router
 
@@ -74,11 +74,6 @@ class BrowserSession:
     driver_pid: int | None = None  # Playwright's node driver that launched it
     begin_frames: bool = False  # pages are created under begin-frame control
     _clock: PageChannel | None = None
-
-    def send_together(self, calls: list[Call]) -> list[dict[str, Any]]:
-        """CDP calls on the page sent without waiting for one reply before the next
-        (:meth:`PageChannel.send_together`)."""
-        return self.cdp.send_together(calls)
 
     def clock_channel(self) -> PageChannel:
         """A second channel to the page for the frame clock's thread (opened once)."""

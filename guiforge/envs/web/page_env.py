@@ -199,7 +199,7 @@ class PageEnv(Environment):
             return self.screenshot(), self._js_value(replies[0])
         assert self.frames is not None
         params = self.capture_params()
-        shot, scanned, *_ = self.s.send_together([self.frames.capture_call(params), scan, *also])
+        shot, scanned, *_ = self.s.cdp.send_together([self.frames.capture_call(params), scan, *also])
         return self.frames.image(shot, params), self._js_value(scanned)
 
     def observation(self, shot: bytes | None, info: dict[str, Any] | None) -> Observation:

@@ -148,7 +148,7 @@ def test_calls_sent_together_answer_in_order(direct_web, seeded):
     env = direct_web
     env.reset(seeded)
     params = env.capture_params()
-    replies = env.s.send_together([
+    replies = env.s.cdp.send_together([
         ("Runtime.evaluate", {"expression": "1 + 1", "returnByValue": True}),
         env.frames.capture_call(params),  # a frame drawn now, or Chromium's capture
         ("Runtime.evaluate", {"expression": "location.pathname", "returnByValue": True}),
@@ -158,7 +158,7 @@ def test_calls_sent_together_answer_in_order(direct_web, seeded):
     assert shot == env.screenshot() == env.frames.image(replies[1], params)
     assert info["path"] == "/mail/inbox" and info["elements"]
     with pytest.raises(Exception, match="No.such"):
-        env.s.send_together([("Runtime.evaluate", {"expression": "1"}), ("No.such", {})])
+        env.s.cdp.send_together([("Runtime.evaluate", {"expression": "1"}), ("No.such", {})])
     assert env.observe().debug["path"] == "/mail/inbox"  # the session still works
 
 
