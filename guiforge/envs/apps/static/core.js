@@ -474,8 +474,8 @@ const GF = (() => {
   // that clips its overflow (a half-hidden row of a scrolled list is only the half that
   // shows, so the centre of what is reported lands on the row, not on the list's edge).
   // A fixed ancestor ends the walk: what is above it does not clip it. ``clips`` caches
-  // each ancestor's clip rectangle (null: it does not clip) for one scan; no ``clips``
-  // (a fixed element itself) means only the viewport cuts.
+  // each ancestor's {rect (null: it does not clip), fixed} for one scan; no ``clips`` (a
+  // fixed element itself) means only the viewport cuts.
   function visibleBox(el, clips) {
     const r = el.getBoundingClientRect();
     let x0 = Math.max(r.left, 0), y0 = Math.max(r.top, 0);
@@ -483,23 +483,22 @@ const GF = (() => {
     if (!clips) return [x0, y0, x1, y1];
     for (let a = el.parentElement; a && a !== document.body && a !== document.documentElement; a = a.parentElement) {
       let clip = clips.get(a);
-      if (clip === undefined) {
+      if (!clip) {
         const style = getComputedStyle(a);
-        clip = null;
+        let rect = null;
         if (style.overflowX !== "visible" || style.overflowY !== "visible") {
           const b = a.getBoundingClientRect();
           const left = b.left + a.clientLeft, top = b.top + a.clientTop;
-          clip = [left, top, left + a.clientWidth, top + a.clientHeight];
+          rect = [left, top, left + a.clientWidth, top + a.clientHeight];
         }
-        if (style.position === "fixed") clip = { rect: clip, last: true };
+        clip = { rect, fixed: style.position === "fixed" };
         clips.set(a, clip);
       }
-      const rect = clip && clip.last ? clip.rect : clip;
-      if (rect) {
-        x0 = Math.max(x0, rect[0]); y0 = Math.max(y0, rect[1]);
-        x1 = Math.min(x1, rect[2]); y1 = Math.min(y1, rect[3]);
+      if (clip.rect) {
+        x0 = Math.max(x0, clip.rect[0]); y0 = Math.max(y0, clip.rect[1]);
+        x1 = Math.min(x1, clip.rect[2]); y1 = Math.min(y1, clip.rect[3]);
       }
-      if (clip && clip.last) break;
+      if (clip.fixed) break;
     }
     return [x0, y0, x1, y1];
   }
