@@ -81,6 +81,8 @@ TASK_FIELDS = [
     _f("author_model", pa.string()),
     _f("prompt_hash", pa.string()),
     _f("gate_json", pa.string()),
+    _f("diagnosis_id", pa.string()),  # the diagnosis a resynthesized task answers
+    _f("presentation_json", pa.string()),  # theme, viewport, distractors: seeded, recorded
 ]
 TASK_CORE = ("task_id", "world_id", "skill_id", "domain", "apps", "instruction", "parent_task_id", "round")
 
@@ -230,6 +232,10 @@ TABLES: dict[str, TableSpec] = {
                 _f("prompt_hash", pa.string()),
                 _f("prompt_messages", pa.int32()),
                 _f("prefix_messages", pa.int32()),
+                # The prompt by reference: [{"role", "parts": [text | {"image": sha256}]}]
+                _f("prompt_json", pa.string()),
+                # The element under the action's point: {id, tag, role, type, label, box}
+                _f("target_json", pa.string()),
             ],
             ("trajectory_id", "step_index", "image_sha256", "thought", "action"),
         ),
@@ -261,12 +267,14 @@ TABLES: dict[str, TableSpec] = {
         ),
         _spec(
             "judgments",
-            "A judge's verdict on a trajectory, with agreement against the code verifier",
+            "A judge's verdict on a trajectory, the code verifier's beside it, and SFT acceptance",
             ("trajectory_id", "judge"),
             [
                 _f("trajectory_id", pa.string(), False),
                 _f("task_id", pa.string()),
-                _f("judge", pa.string(), False),
+                _f("domain", pa.string()),
+                _f("skill_id", pa.string()),
+                _f("judge", pa.string(), False),  # the judge's name (the stage's config)
                 _f("judge_model", pa.string()),
                 _f("prompt_hash", pa.string()),
                 _f("success", pa.bool_()),
@@ -274,6 +282,16 @@ TABLES: dict[str, TableSpec] = {
                 _f("verifier_success", pa.bool_()),
                 _f("agrees", pa.bool_()),
                 _f("rationale", pa.string()),
+                _f("evidence_steps", pa.list_(pa.int32())),  # step indices the judge relied on
+                _f("evidence_images", _str_list),  # their screenshots' sha256
+                _f("flags", _str_list),  # loop, step_budget, feedback_error, no_final_state, ...
+                _f("parse_failure", pa.bool_()),
+                _f("accepted", pa.bool_()),  # for SFT, under accept_policy
+                _f("accept_policy", pa.string()),  # verifier | judge | both
+                _f("accept_reason", pa.string()),
+                _f("input_tokens", pa.int64()),
+                _f("output_tokens", pa.int64()),
+                _f("cost_usd", pa.float64()),
             ],
             ("trajectory_id", "judge", "success"),
         ),
@@ -284,15 +302,25 @@ TABLES: dict[str, TableSpec] = {
             [
                 _f("task_id", pa.string(), False),
                 _f("domain", pa.string()),
-                _f("n_samples", pa.int32()),
+                _f("skill_id", pa.string()),
+                _f("world_id", pa.string()),
+                _f("variant", pa.string()),
+                _f("apps", _str_list),
+                _f("instruction", pa.string()),
+                _f("n_samples", pa.int32()),  # k
+                _f("n_valid", pa.int32()),  # k less environment failures
+                _f("n_success", pa.int32()),
                 _f("success_rate", pa.float64()),
                 _f("selected_reason", pa.string()),
+                _f("rank", pa.int32()),  # order of choice inside its domain
+                _f("round", pa.int32()),
+                _f("task_json", pa.string()),  # the whole task row: setup, rubric (verifier), reference
             ],
             ("task_id", "success_rate"),
         ),
         _spec(
             "relabels",
-            "Relabeled thoughts, with the thought/action consistency verdict",
+            "Relabeled thoughts, with the thought/action consistency verdict and what training reads",
             ("trajectory_id", "step_index"),
             [
                 _f("trajectory_id", pa.string(), False),
@@ -300,6 +328,13 @@ TABLES: dict[str, TableSpec] = {
                 _f("thought", pa.string()),
                 _f("original_thought", pa.string()),
                 _f("consistent", pa.bool_()),
+                _f("failed_check", pa.string()),  # verb | element | text | direction | ... (None if consistent)
+                _f("attempts", pa.int32()),
+                _f("mode", pa.string()),  # reasoning | direct
+                _f("assistant_text", pa.string()),  # the SFT target in the harness's output format
+                _f("action_span_start", pa.int32()),  # character span of the action in assistant_text
+                _f("action_span_end", pa.int32()),
+                _f("duplicate_target", pa.bool_()),  # another query aims at the same spot on this frame
                 _f("relabeler_model", pa.string()),
                 _f("prompt_hash", pa.string()),
             ],
@@ -307,17 +342,24 @@ TABLES: dict[str, TableSpec] = {
         ),
         _spec(
             "diagnoses",
-            "Why a task failed, and what resynthesis it proposes",
-            ("task_id",),
+            "Why tasks failed (action, trajectory, knowledge level), and what resynthesis it proposes",
+            ("diagnosis_id",),
             [
-                _f("task_id", pa.string(), False),
+                _f("diagnosis_id", pa.string(), False),
+                _f("task_id", pa.string()),  # None for knowledge-level rows (aggregated over tasks)
+                _f("level", pa.string()),  # action | trajectory | knowledge
                 _f("failure_mode", pa.string()),
                 _f("analysis", pa.string()),
+                _f("evidence_json", pa.string()),  # trajectory ids, step indices
+                _f("skill_id", pa.string()),
+                _f("domain", pa.string()),
+                _f("app", pa.string()),
                 _f("proposal_json", pa.string()),
                 _f("diagnoser_model", pa.string()),
+                _f("prompt_hash", pa.string()),
                 _f("round", pa.int32()),
             ],
-            ("task_id", "failure_mode"),
+            ("diagnosis_id", "task_id", "level", "failure_mode"),
         ),
         _spec(
             "exports",
@@ -329,6 +371,10 @@ TABLES: dict[str, TableSpec] = {
                 _f("path", pa.string()),
                 _f("n_rows", pa.int64()),
                 _f("format", pa.string()),
+                _f("coords", pa.string()),
+                _f("source_run", pa.string()),
+                _f("created_at", pa.string()),
+                _f("details_json", pa.string()),
             ],
             ("export_id", "kind", "n_rows"),
         ),

@@ -98,6 +98,22 @@ def test_steps_reference_images_stored_once(scripted_lake):
     assert step["thought"] and json.loads(step["raw_output"])["action"]["type"] == step["action"]["type"]
 
 
+def test_steps_record_their_prompt_and_target(scripted_lake):
+    steps = scripted_lake.read_table("steps").to_pylist()
+    hashes = set(scripted_lake.read_table("images", columns=["sha256"]).column("sha256").to_pylist())
+    for s in steps:
+        prompt = json.loads(s["prompt_json"])
+        assert len(prompt) == s["prompt_messages"] and prompt[0]["role"] == "system"
+        shown = [p["image"] for m in prompt for p in m["parts"] if isinstance(p, dict)]
+        assert shown and shown[-1] == s["image_sha256"] and set(shown) <= hashes  # rebuildable from the lake
+    taps = [s for s in steps if s["action"] and s["action"]["type"] in ("click", "tap") and s["target_json"]]
+    assert taps
+    for s in taps:
+        x, y, w, h = json.loads(s["target_json"])["box"]
+        px = json.loads(s["action_pixels_json"])
+        assert x <= px["x"] < x + w and y <= px["y"] < y + h
+
+
 class GuiModel:
     """Plays a teacher model: opens the app, sends one malformed reply, then stops."""
 

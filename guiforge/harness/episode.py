@@ -67,6 +67,12 @@ class StepRecord:
     prompt_hash: str
     prefix_messages: int  # leading messages shared with the previous step's prompt
     prompt_messages: int
+    # The prompt by reference: each message's role and parts, images as {"image": sha256}
+    # (every screenshot is stored in `images`), so exports and relabeling rebuild it exactly.
+    prompt: list[dict[str, Any]] = field(default_factory=list)
+    # The element under the action's point (id, tag, role, label, box in pixels), from the
+    # adapter's element scan; None where the domain reports no geometry.
+    target: dict[str, Any] | None = None
 
 
 @dataclass
@@ -101,6 +107,24 @@ def _summary(action: Action | None, feedback: str, error: str | None) -> str:
     return f"{action.type} {what}".strip()[:160] + (f" -> {error}" if error else f" -> {feedback[:80]}" if feedback else "")
 
 
+_TARGET_KEYS = ("id", "tag", "role", "type", "label", "box")
+
+
+def element_at(obs: Observation, action: Action | None) -> dict[str, Any] | None:
+    """The smallest scanned element whose box holds the action's point (pixels), or None."""
+    elements = obs.debug.get("elements") or []
+    if action is None or action.x is None or action.y is None or not elements or not obs.width:
+        return None
+    point = action_pixels(action, obs.width, obs.height)
+    px, py = point["x"], point["y"]
+    hits = [e for e in elements if e.get("box") and e["box"][0] <= px < e["box"][0] + e["box"][2]
+            and e["box"][1] <= py < e["box"][1] + e["box"][3]]
+    if not hits:
+        return None
+    best = min(hits, key=lambda e: e["box"][2] * e["box"][3])
+    return {k: best.get(k) for k in _TARGET_KEYS}
+
+
 def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, variant: str | None = None,
                 max_parse_retries: int = 2, tools: list[str] | None = None) -> Episode:
     started = time.perf_counter()
@@ -113,6 +137,7 @@ def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, v
         feedback = ""
         for index in range(task.max_steps):
             messages = build_messages(context, system, task.instruction, history, _observed(obs, feedback))
+            prompt = [m.key() for m in messages]
             prefix = shared_prefix(previous, messages)
             previous = messages
             turn = TurnInput(messages, obs, index)
@@ -137,14 +162,16 @@ def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, v
             if action is None:  # recorded as a parse failure, and the episode ends
                 episode.steps.append(StepRecord(index, obs.screenshot, obs.format, obs.width, obs.height, thought,
                                                 reply.text, None, None, "", error, latency, in_tok, out_tok,
-                                                prompt_hash(messages), prefix, len(messages)))
+                                                prompt_hash(messages), prefix, len(messages), prompt))
                 episode.error = error
                 break
+            target = element_at(obs, action)
             result = lease.step(action)
             pixels = action_pixels(action, obs.width, obs.height) if obs.width else None
             episode.steps.append(StepRecord(index, obs.screenshot, obs.format, obs.width, obs.height, thought,
                                             reply.text, action, pixels, result.feedback, result.error, latency,
-                                            in_tok, out_tok, prompt_hash(messages), prefix, len(messages)))
+                                            in_tok, out_tok, prompt_hash(messages), prefix, len(messages), prompt,
+                                            target))
             feedback = result.error or result.feedback
             history.append(Turn(obs.screenshot, f"image/{obs.format}", obs.text, reply.text,
                                 _summary(action, result.feedback, result.error), feedback))

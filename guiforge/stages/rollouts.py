@@ -175,5 +175,7 @@ class RolloutsStage(Stage):
                         "input_tokens": s.input_tokens, "output_tokens": s.output_tokens,
                         "prompt_hash": s.prompt_hash, "prompt_messages": s.prompt_messages,
                         "prefix_messages": s.prefix_messages,
+                        "prompt_json": json.dumps(s.prompt, ensure_ascii=False),
+                        "target_json": json.dumps(s.target, ensure_ascii=False) if s.target else None,
                     })
         return {"trajectories": trajectories, "steps": steps, "images": images.rows}
