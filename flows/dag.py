@@ -64,9 +64,14 @@ def stage_flow(pipeline: dict[str, Any], stage_name: str) -> dict:
 def pipeline_flow(pipeline: dict[str, Any], run_name: str = "run") -> list[dict]:
     ctx = context_for(pipeline)
     workers = ctx.pipeline.config.workers
+    results: list[dict] = []
     try:
-        return [stage_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=workers))(pipeline, s.name)
-                for s in ctx.pipeline.stages]
+        for s in ctx.pipeline.stages:
+            results.append(stage_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=workers))(
+                pipeline, s.name))
+            if results[-1].get("interrupted"):  # a signal: the caller reports what was committed
+                break
+        return results
     finally:
         ctx.close()  # environment pools and other per-run resources
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-SCHEMA_VERSION = "1"
+# 2: manifest entries record paths relative to the lake root, with each file's size and sha256.
+SCHEMA_VERSION = "2"
 
 # Canonical action on the 0-999 grid (MintAct's 999x999) plus the screenshot's pixel size.
 ACTION_TYPE = pa.struct(

@@ -10,6 +10,7 @@ from typing import Any
 
 from guiforge.envs.base import EnvFailure, EnvSpec, TaskSpec
 from guiforge.envs.manager import EnvManager
+from guiforge.orchestration import shutdown
 from guiforge.teacher.reference import GroundingError, ReferenceProgram
 
 
@@ -64,6 +65,7 @@ class PackageGate:
             try:
                 return self._check(spec, reference, variant)
             except EnvFailure as exc:  # the environment failed, not the task: try a fresh one
+                shutdown.check("during the package gate")  # closed by a shutdown: not the task's fault
                 last = str(exc)
         return Verdict(False, reason=f"environment failure: {last}", details={"env_failure": True})
 

@@ -8,10 +8,16 @@ Layout::
 
 A shard is committed by atomic rename; its manifest entry, written last, marks the whole
 stage shard (all of its output tables) done.
+
+Every path a lake records (manifest entries, shard plans) is relative to its root, so a lake
+can be moved or copied and read where it lies. Lakes of schema version 1 recorded absolute
+paths: :meth:`Lake.resolve` maps those by their part below the lake root.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import os
 import posixpath
@@ -28,6 +34,16 @@ from guiforge.errors import GuiforgeError
 
 MANIFEST_DIR = "_manifest"
 TMP_MARK = ".tmp-"
+
+
+def _below_root(path: str) -> str:
+    """The part of an old absolute shard or manifest path below its lake root: the table
+    directory before the last ``run=`` component, and everything after it."""
+    parts = path.strip("/").split("/")
+    for i in range(len(parts) - 1, 0, -1):  # the last run= component: the root may hold one too
+        if parts[i].startswith("run="):
+            return "/".join(parts[i - 1:])
+    return path.strip("/")
 
 
 @dataclass(frozen=True)
@@ -58,6 +74,24 @@ class Lake:
     def path(self, *parts: str) -> str:
         return posixpath.join(self.root, *parts)
 
+    def relative(self, path: str) -> str:
+        """``path`` (absolute in this lake, or already relative) relative to the lake root."""
+        path = self.resolve(path)
+        prefix = self.root.rstrip("/") + "/"
+        return path[len(prefix):] if path.startswith(prefix) else path.lstrip("/")
+
+    def resolve(self, path: str) -> str:
+        """The filesystem path of a recorded ``path``: relative paths are taken from the lake
+        root; an absolute path under the root is kept; any other absolute path (an old lake,
+        moved or copied) is mapped by its part below the lake root (``<table>/run=...`` or
+        ``_manifest/run=...``), never read where it points."""
+        if "://" in path:
+            path = path.split("://", 1)[1]
+        root = self.root.rstrip("/")
+        if path.startswith(root + "/"):
+            return path
+        return self.path(_below_root(path))
+
     def url(self, path: str) -> str:
         """A URL for ``path`` that DuckDB or another reader can open."""
         return path if self.is_local else f"{self.protocol}://{path.lstrip('/')}"
@@ -82,14 +116,19 @@ class Lake:
     def _tmp_name(self, final: str) -> str:
         return f"{final}{TMP_MARK}{uuid.uuid4().hex[:12]}"
 
-    def write_parquet(self, table: pa.Table, final: str) -> None:
-        """Write ``table`` to ``final`` under a temporary name, then rename it into place."""
+    def write_parquet(self, table: pa.Table, final: str) -> tuple[int, str]:
+        """Write ``table`` to ``final`` under a temporary name, then rename it into place.
+        Returns the file's size and sha256, which its manifest entry records."""
+        buffer = io.BytesIO()
+        pq.write_table(table, buffer, compression="zstd")
+        data = buffer.getvalue()
         self.fs.makedirs(posixpath.dirname(final), exist_ok=True)
         tmp = self._tmp_name(final)
         try:
             with self.fs.open(tmp, "wb") as fh:
-                pq.write_table(table, fh, compression="zstd")
+                fh.write(data)
             self.fs.mv(tmp, final)
+            return len(data), hashlib.sha256(data).hexdigest()
         finally:
             if self.fs.exists(tmp):
                 self.fs.rm(tmp)
@@ -155,13 +194,10 @@ class Lake:
         return len(stale)
 
     def remove_run(self, run_id: str) -> None:
-        for table in self.tables():
-            d = self.run_dir(table, run_id)
-            if self.fs.exists(d):
-                self.fs.rm(d, recursive=True)
-        m = self.path(MANIFEST_DIR, f"run={run_id}")
-        if self.fs.exists(m):
-            self.fs.rm(m, recursive=True)
+        """Delete one run (``--fresh``), keeping content other runs' rows refer to (gc.py)."""
+        from guiforge.lake.gc import remove_run
+
+        remove_run(self, run_id)
 
     # -- reading -----------------------------------------------------------------------
     def read_table(
@@ -177,5 +213,6 @@ class Lake:
         return pa.concat_tables(parts, promote_options="default")
 
     def read_shard(self, path: str, columns: list[str] | None = None) -> pa.Table:
-        with self.fs.open(path, "rb") as fh:
+        """One shard file; ``path`` as recorded (relative to the root, or an old absolute one)."""
+        with self.fs.open(self.resolve(path), "rb") as fh:
             return pq.read_table(fh, columns=columns)

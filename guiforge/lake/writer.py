@@ -13,7 +13,7 @@ import pyarrow as pa
 from guiforge import __version__
 from guiforge.errors import GuiforgeError
 from guiforge.lake.store import Lake
-from guiforge.schemas import table_spec
+from guiforge.schemas import SCHEMA_VERSION, table_spec
 
 Rows = Sequence[Mapping[str, Any]] | pa.Table
 
@@ -76,10 +76,13 @@ def commit_shard(lake: Lake, commit: ShardCommit, outputs: Mapping[str, Rows]) -
     for name, table in tables.items():
         path = lake.shard_path(name, commit.run_id, commit.fingerprint)
         if table.num_rows:
-            lake.write_parquet(table, path)
-        elif lake.exists(path):  # an earlier attempt wrote rows this one does not have
-            lake.fs.rm(path)
-        written[name] = {"rows": table.num_rows, "path": path if table.num_rows else None}
+            size, sha256 = lake.write_parquet(table, path)
+            # Relative to the lake root, so a moved or copied lake reads its own files.
+            written[name] = {"rows": table.num_rows, "path": lake.relative(path), "bytes": size, "sha256": sha256}
+        else:
+            if lake.exists(path):  # an earlier attempt wrote rows this one does not have
+                lake.fs.rm(path)
+            written[name] = {"rows": 0, "path": None}
     entry = {
         "stage": commit.stage,
         "run_id": commit.run_id,
@@ -88,6 +91,7 @@ def commit_shard(lake: Lake, commit: ShardCommit, outputs: Mapping[str, Rows]) -
         "inputs": commit.inputs,
         "outputs": written,
         "code_version": __version__,
+        "schema_version": SCHEMA_VERSION,
         "committed_at": time.time(),
         **commit.meta,
     }

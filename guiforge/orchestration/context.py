@@ -12,6 +12,7 @@ from guiforge.lake.store import Lake
 
 if TYPE_CHECKING:
     from guiforge.config import Pipeline
+    from guiforge.lake.blobs import ContentStore
     from guiforge.models.base import ModelClient
     from guiforge.models.config import ModelConfig
 
@@ -50,11 +51,21 @@ class RunContext:
             for entry in self.lake.manifest_entries(self.run_id, producer):
                 written = entry["outputs"].get(table) or {}
                 if written.get("rows"):
-                    out.append(InputShard(table, entry["fingerprint"], written["path"], written["rows"]))
+                    # Relative to the lake root (old lakes recorded absolute paths): the same
+                    # in a moved or copied lake, so plans and fingerprints do not change.
+                    path = self.lake.relative(written["path"])
+                    out.append(InputShard(table, entry["fingerprint"], path, written["rows"]))
         return sorted(out, key=lambda s: s.path)
 
     def read(self, shard: InputShard) -> pa.Table:
         return self.lake.read_shard(shard.path)
+
+    def content_store(self, table: str) -> ContentStore:
+        """This run's store of screenshots (``images``) or files (``blobs``), shared by its
+        shards; the engine drops rows already committed when it commits a shard."""
+        from guiforge.lake.blobs import ContentStore
+
+        return self.resource(f"content:{table}", lambda: ContentStore(self.lake, table, self.run_id))
 
     def model(self, role: str) -> ModelConfig:
         return self.pipeline.model(role)
@@ -68,11 +79,20 @@ class RunContext:
                 self._clients[role] = make_client(self.model(role), CallCache(self.lake))
             return self._clients[role]
 
+    def __post_init__(self) -> None:
+        from guiforge.orchestration import shutdown
+
+        # A signal closes the environment pools at once, so shards in flight stop now.
+        self._unregister = shutdown.on_shutdown(self.close)
+
     def resource(self, key: str, factory):
         """A shared object for this run in this process (an environment pool, a world
         index), made once by ``factory()`` and closed by :meth:`close`."""
+        from guiforge.orchestration import shutdown
+
         with self._lock:
             if key not in self._resources:
+                shutdown.check()  # nothing new starts while the run stops
                 self._resources[key] = factory()
             return self._resources[key]
 

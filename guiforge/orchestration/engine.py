@@ -7,9 +7,13 @@ import time
 from dataclasses import dataclass
 
 from guiforge import __version__
+from guiforge.errors import GuiforgeError
+from guiforge.lake.blobs import CONTENT_TABLES
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.lake.writer import ShardCommit, commit_shard
+from guiforge.orchestration import shutdown
 from guiforge.orchestration.context import RunContext
+from guiforge.orchestration.provenance import code_fingerprint, data_fingerprint
 from guiforge.stages.base import ShardPlan, Stage
 
 
@@ -26,6 +30,9 @@ def shard_fingerprint(ctx: RunContext, stage: Stage, plan: ShardPlan) -> str:
             "kind": stage.kind,
             "stage_version": stage.version,
             "code_version": __version__,
+            # The code that makes the rows and the data files the stage reads (provenance.py).
+            "code": code_fingerprint(stage.code),
+            "data": data_fingerprint(stage.data_files()),
             "config": stage.config.model_dump(mode="json"),
             "model": ctx.model(stage.model_role).identity() if stage.model_role else None,
             "seed": ctx.seed,
@@ -58,35 +65,81 @@ def prepare_stage(ctx: RunContext, stage: Stage) -> None:
     lake.remove_stale_temporaries(lake.manifest_dir(ctx.run_id, stage.name))
 
 
+INTERRUPTED = {"interrupted": True, "outputs": {}}
+
+
+class StageError(GuiforgeError):
+    """A stage failed: one line naming the stage, the shard and the cause."""
+
+
+def describe_failure(stage: Stage, key: str, exc: BaseException) -> str:
+    """One line for an error inside a stage: the stage, the shard, the cause, what to do."""
+    if isinstance(exc, GuiforgeError):
+        return f"stage {stage.name}: {exc}"
+    if isinstance(exc, PermissionError | IsADirectoryError | NotADirectoryError):
+        return (f"stage {stage.name}: cannot write {getattr(exc, 'filename', None) or 'the lake'}: "
+                f"{exc.strerror}; check that the lake is writable (--lake)")
+    if isinstance(exc, FileNotFoundError):
+        return (f"stage {stage.name}: shard {key}: {exc.filename or exc}: not found; "
+                "`guiforge lake check` lists what is missing")
+    name = type(exc).__name__
+    if "Credentials" in name or "AccessDenied" in str(exc):
+        return (f"stage {stage.name}: the lake refused access ({name}: {exc}); set the storage's "
+                "credentials (for s3://, AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)")
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"stage {stage.name}: shard {key}: {name}: {first}  (rerun with --debug for the traceback)"
+
+
 def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard) -> dict:
+    """Run one shard and commit it, unless a shutdown was requested: then whatever it
+    computed (or whatever failed because environments were closing) is discarded."""
+    if shutdown.requested():
+        return INTERRUPTED
     started = time.perf_counter()
-    outputs = stage.run(ctx, shard.plan)
+    try:
+        outputs = stage.run(ctx, shard.plan)
+    except Exception as exc:
+        if shutdown.requested():  # an environment or verifier closed under it
+            return INTERRUPTED
+        raise StageError(describe_failure(stage, shard.plan.key, exc)) from exc
     unknown = set(outputs) - set(stage.outputs())
     if unknown:
-        raise RuntimeError(f"stage {stage.name} wrote undeclared tables {sorted(unknown)}")
+        raise StageError(f"stage {stage.name} wrote undeclared tables {sorted(unknown)}; declare them in outputs()")
+    tables = {t: outputs.get(t, []) for t in stage.outputs()}
+    content = {t: ctx.content_store(t) for t in tables if t in CONTENT_TABLES}
+    for table, store in content.items():  # what another shard committed meanwhile is not stored twice
+        tables[table] = store.uncommitted(list(tables[table]))
     commit = ShardCommit(
         stage=stage.name, run_id=ctx.run_id, fingerprint=shard.fingerprint, key=shard.plan.key,
         inputs=shard.plan.inputs, meta={"seconds": round(time.perf_counter() - started, 4)},
     )
-    return commit_shard(ctx.lake, commit, {t: outputs.get(t, []) for t in stage.outputs()})
+    if shutdown.requested():  # the last moment a shard can be dropped
+        return INTERRUPTED
+    try:
+        entry = commit_shard(ctx.lake, commit, tables)
+    except GuiforgeError:
+        raise
+    except Exception as exc:
+        raise StageError(describe_failure(stage, shard.plan.key, exc)) from exc
+    for table, store in content.items():
+        store.mark_committed([r["sha256"] for r in tables[table]])
+    return entry
 
 
 def finish_stage(ctx: RunContext, stage: Stage, planned: list[PlannedShard]) -> int:
     """Delete shards of this stage that the current plan no longer contains (the config or
     the code changed under the same run id), so no superseded row is ever read. Returns
     the number of shards removed."""
+    from guiforge.lake.gc import delete_entries
+
     keep = {p.fingerprint for p in planned}
-    removed = 0
-    for entry in list(ctx.lake.manifest_entries(ctx.run_id, stage.name)):
-        fp = entry["fingerprint"]
-        if fp in keep:
-            continue
-        for written in entry["outputs"].values():
-            if written.get("path") and ctx.lake.exists(written["path"]):
-                ctx.lake.fs.rm(written["path"])
-        ctx.lake.fs.rm(ctx.lake.manifest_path(ctx.run_id, stage.name, fp))
-        removed += 1
-    return removed
+    stale = [e for e in ctx.lake.manifest_entries(ctx.run_id, stage.name) if e["fingerprint"] not in keep]
+    if stale:
+        delete_entries(ctx.lake, stale)
+        for table in CONTENT_TABLES:
+            if table in stage.outputs():
+                ctx.content_store(table).forget()
+    return len(stale)
 
 
 @dataclass
@@ -98,6 +151,7 @@ class StageSummary:
     pruned: int
     rows: dict[str, int]
     seconds: float
+    interrupted: bool = False
 
     def as_dict(self) -> dict:
         return self.__dict__.copy()
@@ -126,14 +180,22 @@ def execute_stage(ctx: RunContext, stage: Stage, submit, as_completed, reporter:
         prepare_stage(ctx, stage)
     rows: dict[str, int] = {}
     futures = [submit(p) for p in todo]
+    ran = 0
     for future in as_completed(futures):
         entry = future.result()
+        if entry.get("interrupted"):
+            continue
+        ran += 1
         for table, written in entry["outputs"].items():
             rows[table] = rows.get(table, 0) + written["rows"]
         reporter.shard_done(stage.name, entry)
-    pruned = finish_stage(ctx, stage, planned)
-    summary = StageSummary(stage.name, len(planned), len(planned) - len(todo), len(todo), pruned, rows,
-                           round(time.perf_counter() - started, 3))
+    interrupted = shutdown.requested()
+    # Nothing is pruned after an interruption: the rerun finishes the stage and prunes then.
+    pruned = 0 if interrupted else finish_stage(ctx, stage, planned)
+    summary = StageSummary(stage.name, len(planned), len(planned) - len(todo), ran, pruned, rows,
+                           round(time.perf_counter() - started, 3), interrupted)
+    if interrupted:
+        return summary
     reporter.stage_finished(summary)
     return summary
 
@@ -149,6 +211,8 @@ def run_local(ctx: RunContext, workers: int | None = None, reporter: Reporter | 
             for stage in ctx.pipeline.stages:
                 summaries.append(execute_stage(
                     ctx, stage, lambda p, s=stage: pool.submit(run_shard, ctx, s, p), cf_as_completed, reporter))
+                if summaries[-1].interrupted:
+                    break
     finally:
         ctx.close()
     return summaries

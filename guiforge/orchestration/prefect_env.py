@@ -1,6 +1,6 @@
 """Prefect settings guiforge needs, applied before Prefect is imported.
 
-Quiet logging, batched server writes, no analytics, no API log shipping. Values a user
+Quiet logging (Prefect's errors too: guiforge prints its own one line), batched server writes, no analytics, no API log shipping. Values a user
 set in the environment win.
 """
 
@@ -9,7 +9,9 @@ from __future__ import annotations
 import os
 
 DEFAULTS = {
-    "PREFECT_LOGGING_LEVEL": "WARNING",
+    # guiforge reports every failure itself, as one line: Prefect's own error reports (with
+    # their tracebacks) show with -v only.
+    "PREFECT_LOGGING_LEVEL": "CRITICAL",
     "PREFECT_LOGGING_TO_API_ENABLED": "false",
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE": "500",

@@ -3,10 +3,14 @@ then refresh the DuckDB catalog."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Literal
 
 from guiforge.config import Pipeline
+from guiforge.errors import GuiforgeError
 from guiforge.lake.store import Lake
+from guiforge.orchestration import shutdown
 from guiforge.orchestration.engine import Reporter, StageSummary
 
 
@@ -17,20 +21,64 @@ def run_pipeline(
     fresh: bool = False,
     verbose: bool = False,
 ) -> list[StageSummary]:
-    lake = Lake(pipeline.config.lake)
-    if fresh:
-        lake.remove_run(pipeline.run_id)
-    if executor == "local":
-        from guiforge.orchestration.context import RunContext
-        from guiforge.orchestration.engine import run_local
+    """Run ``pipeline`` under its run's lock. SIGINT/SIGTERM stop it: nothing in flight is
+    committed and :class:`~guiforge.orchestration.shutdown.Interrupted` says what was."""
+    from guiforge.lake.gc import remove_run
+    from guiforge.lake.lock import RunLock
 
-        summaries = run_local(RunContext(pipeline, lake), reporter=reporter)
-    else:
-        summaries = _run_prefect(pipeline, reporter, verbose)
+    lake = Lake(pipeline.config.lake)
+    shutdown.reset()
+    with lake_errors(lake), RunLock(lake, pipeline.run_id), shutdown.handling_signals():
+        if fresh:
+            remove_run(lake, pipeline.run_id)  # never what another run's rows refer to
+        if executor == "local":
+            from guiforge.orchestration.context import RunContext
+            from guiforge.orchestration.engine import run_local
+
+            summaries = run_local(RunContext(pipeline, lake), reporter=reporter)
+        else:
+            summaries = _run_prefect(pipeline, reporter, verbose)
+        if shutdown.requested():
+            raise shutdown.Interrupted(interrupted_line(lake, pipeline, summaries), shutdown.signal_number())
     from guiforge.catalog import write_catalog
 
     write_catalog(lake)
     return summaries
+
+
+def interrupted_line(lake: Lake, pipeline: Pipeline, summaries: list[StageSummary]) -> str:
+    """What an interrupted run committed and how to resume it, in one line."""
+    from guiforge.lake.gc import all_entries
+
+    per_stage: dict[str, int] = {}
+    for e in all_entries(lake, pipeline.run_id):
+        per_stage[e.stage] = per_stage.get(e.stage, 0) + 1
+    done = ", ".join(f"{s.name} {per_stage.get(s.name, 0)}" for s in pipeline.stages if per_stage.get(s.name))
+    during = next((s.stage for s in summaries if s.interrupted), None)
+    source = "" if pipeline.source.endswith("pipeline.yaml") and "/" not in pipeline.source else f" {pipeline.source}"
+    return (f"interrupted by {shutdown.signal_name()}" + (f" during {during}" if during else "")
+            + f"; committed shards of run {pipeline.run_id}: {done or 'none'} (nothing in flight was kept); "
+            f"resume with `guiforge run{source}" + (f" --lake {lake.uri}" if lake.uri != pipeline.config.lake else "")
+            + "`")
+
+
+@contextlib.contextmanager
+def lake_errors(lake: Lake) -> Iterator[None]:
+    """Storage errors outside a stage (taking the lock, --fresh) as one line."""
+    try:
+        yield
+    except GuiforgeError:
+        raise
+    except PermissionError as exc:
+        raise GuiforgeError(f"lake {lake.uri}: cannot write {exc.filename or ''}: {exc.strerror}; "
+                            "check that the lake is writable or pass another --lake") from exc
+    except OSError as exc:
+        raise GuiforgeError(f"lake {lake.uri}: {type(exc).__name__}: {exc}; check the lake path (--lake)") from exc
+    except Exception as exc:
+        if "Credentials" in type(exc).__name__ or "AccessDenied" in str(exc):
+            raise GuiforgeError(f"lake {lake.uri}: access refused ({type(exc).__name__}: {exc}); set the storage's "
+                                "credentials (for s3://: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)") from exc
+        raise
 
 
 def _run_prefect(pipeline: Pipeline, reporter: Reporter | None, verbose: bool) -> list[StageSummary]:

@@ -11,6 +11,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
@@ -53,6 +54,9 @@ class Stage(ABC):
     config_model: ClassVar[type[StageConfig]]
     version: ClassVar[str] = "1"  # bump when the same config would now produce other rows
     description: ClassVar[str] = ""
+    # Modules or packages whose source makes this stage's rows: their files enter the shard
+    # fingerprint (orchestration/provenance.py). Empty: the whole guiforge package.
+    code: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, name: str, config: StageConfig):
         self.name = name
@@ -64,6 +68,11 @@ class Stage(ABC):
     @property
     def model_role(self) -> str | None:
         return None
+
+    def data_files(self) -> list[Path]:
+        """Files outside the code this stage reads (templates, seeds, cards): their bytes
+        enter every shard's fingerprint, so editing one re-runs the stage."""
+        return []
 
     @abstractmethod
     def inputs(self) -> list[str]: ...

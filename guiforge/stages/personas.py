@@ -15,8 +15,14 @@ class PersonasConfig(StageConfig):
 class PersonasStage(Stage):
     kind = "personas"
     config_model = PersonasConfig
+    code = ("guiforge.stages.personas", "guiforge.worlds")
     description = "Faker personas: name, locale, occupation, traits, goals"
     config: PersonasConfig
+
+    def data_files(self):
+        from guiforge.worlds.seeds import data_dir
+
+        return [data_dir() / "persona_seeds.yaml"]
 
     def inputs(self) -> list[str]:
         return []

@@ -61,6 +61,9 @@ def balanced_sample(rows: list[dict], n: int | None, seed: int) -> list[dict]:
 class RolloutsStage(Stage):
     kind = "rollouts"
     config_model = RolloutsConfig
+    code = ("guiforge.stages.rollouts", "guiforge.stages.task_gates", "guiforge.stages.tasks", "guiforge.envs", "guiforge.gates", "guiforge.harness", "guiforge.teacher", "guiforge.verify",
+            "guiforge.tasks", "guiforge.preparers", "guiforge.worlds", "guiforge.models", "guiforge.skills",
+            "guiforge.errors", "guiforge.paths")
     description = "k teacher rollouts per task through the harness: trajectories, steps, images"
     config: RolloutsConfig
 

@@ -22,6 +22,8 @@ class SkillAuthorConfig(StageConfig):
 class SkillAuthorStage(Stage):
     kind = "skill_author"
     config_model = SkillAuthorConfig
+    code = ("guiforge.stages.skill_author", "guiforge.stages.skills", "guiforge.authoring", "guiforge.skills",
+            "guiforge.models")
     description = "model-proposed skill cards (no-op with the offline provider)"
     config: SkillAuthorConfig
 

@@ -37,8 +37,12 @@ def cards_from_rows(rows: list[dict]) -> dict[str, SkillCard]:
 class SkillsStage(Stage):
     kind = "skills"
     config_model = SkillsConfig
+    code = ("guiforge.stages.skills", "guiforge.skills", "guiforge.errors")
     description = "validated skill cards from skills/<app>/<skill>.yaml"
     config: SkillsConfig
+
+    def data_files(self) -> list[Path]:
+        return sorted(self.folder().glob("*/*.yaml"))  # every card is loaded and checked
 
     def inputs(self) -> list[str]:
         return []

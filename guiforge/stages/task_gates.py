@@ -53,6 +53,9 @@ def env_manager(ctx, instances: int):
 class TaskGatesStage(Stage):
     kind = "task_gates"
     config_model = TaskGatesConfig
+    code = ("guiforge.stages.task_gates", "guiforge.stages.tasks", "guiforge.envs", "guiforge.gates", "guiforge.harness", "guiforge.teacher", "guiforge.verify",
+            "guiforge.tasks", "guiforge.preparers", "guiforge.worlds", "guiforge.models", "guiforge.skills",
+            "guiforge.errors", "guiforge.paths")
     description = "near-duplicate, instruction and package gates; accepted candidates become tasks"
     config: TaskGatesConfig
 

@@ -66,6 +66,8 @@ def file_problems(candidate, world) -> list[str]:
 class TaskCandidatesStage(Stage):
     kind = "task_candidates"
     config_model = TaskCandidatesConfig
+    code = ("guiforge.stages.tasks", "guiforge.stages.skills", "guiforge.skills", "guiforge.preparers",
+            "guiforge.gates", "guiforge.worlds", "guiforge.tasks", "guiforge.errors")
     description = "skill cards x worlds -> rendered task candidates, file gate"
     config: TaskCandidatesConfig
 

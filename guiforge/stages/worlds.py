@@ -48,12 +48,16 @@ def world_row(world, builder: str, model: str | None, prompt_hash: str | None, s
 class WorldsStage(Stage):
     kind = "worlds"
     config_model = WorldsConfig
+    code = ("guiforge.stages.worlds", "guiforge.worlds", "guiforge.authoring", "guiforge.models", "guiforge.errors")
     description = "scenario worlds per persona: contacts, events, facts, emails, documents"
     config: WorldsConfig
 
     @property
     def model_role(self) -> str:
         return self.config.model_role
+
+    def data_files(self) -> list[Path]:
+        return sorted(SCENARIOS_DIR.glob("*.yaml")) + [SCENARIOS_DIR.parent / "persona_seeds.yaml"]
 
     def inputs(self) -> list[str]:
         return ["personas"]

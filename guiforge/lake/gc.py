@@ -1,0 +1,188 @@
+"""Safe deletes: pruning, ``--fresh`` and ``guiforge lake gc`` never remove content that a
+committed row still refers to.
+
+Rows refer to content (images, blobs) by sha256 (:data:`REFERENCES`). Deleting shards
+deletes their content files too, unless such a file holds a hash that rows outside the
+deleted shards refer to and no other committed file holds: that file is kept, renamed
+``part-kept-<fp>.parquet`` and listed under the ``_kept`` stage of its run's manifest, so
+it stays committed. ``gc`` is mark-and-sweep: files no manifest lists are deleted (or
+adopted as kept when referenced); kept files nothing needs any more are deleted.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from guiforge.lake.blobs import CONTENT_TABLES
+from guiforge.lake.store import MANIFEST_DIR, TMP_MARK, Lake
+
+# content table -> the (table, column) pairs whose values name its hashes
+REFERENCES: dict[str, tuple[tuple[str, str], ...]] = {
+    "images": (("steps", "image_sha256"), ("judgments", "evidence_images")),
+    "blobs": (),
+}
+KEPT_STAGE = "_kept"
+
+
+@dataclass
+class Entry:
+    """A manifest entry and where it lies."""
+
+    run_id: str
+    stage: str
+    manifest: str
+    body: dict[str, Any]
+
+    def files(self) -> dict[str, str]:
+        """table -> resolved file path, for outputs that hold rows."""
+        return {t: w["path"] for t, w in self.body.get("outputs", {}).items() if w.get("path")}
+
+
+def all_entries(lake: Lake, run_id: str | None = None) -> list[Entry]:
+    out = []
+    runs = [f"run={run_id}"] if run_id else [posixpath.basename(p.rstrip("/"))
+                                             for p in lake._ls(lake.path(MANIFEST_DIR))]
+    for run in runs:
+        if not run.startswith("run="):
+            continue
+        for stage_dir in lake._ls(lake.path(MANIFEST_DIR, run)):
+            stage = posixpath.basename(stage_dir.rstrip("/"))
+            for p in sorted(lake._ls(stage_dir)):
+                if p.endswith(".json") and TMP_MARK not in posixpath.basename(p):
+                    out.append(Entry(run[4:], stage, p, lake.read_json(p)))
+    return out
+
+
+def _hashes(lake: Lake, path: str, column: str = "sha256") -> set[str]:
+    values = lake.read_shard(path, columns=[column]).column(column).to_pylist()
+    out: set[str] = set()
+    for v in values:
+        if isinstance(v, list):
+            out.update(x for x in v if x)
+        elif v:
+            out.add(v)
+    return out
+
+
+def referenced(lake: Lake, table: str, entries: Iterable[Entry]) -> set[str]:
+    """Hashes of ``table`` that the rows of ``entries`` refer to."""
+    out: set[str] = set()
+    for e in entries:
+        for ref_table, column in REFERENCES.get(table, ()):
+            path = e.files().get(ref_table)
+            if path:
+                out |= _hashes(lake, lake.resolve(path), column)
+    return out
+
+
+@dataclass
+class Deletion:
+    deleted: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+
+
+def _keep(lake: Lake, entry: Entry, table: str, dry_run: bool) -> str:
+    """Move ``entry``'s ``table`` file to a kept name with an entry of its own."""
+    old = lake.resolve(entry.files()[table])
+    name = posixpath.basename(old)
+    new = old if name.startswith("part-kept-") else posixpath.join(posixpath.dirname(old), "part-kept-" + name[5:])
+    if not dry_run:
+        if new != old:
+            lake.fs.mv(old, new)
+        fp = name[5:-8].removeprefix("kept-")
+        written = {**entry.body["outputs"][table], "path": lake.relative(new)}
+        body = {"stage": KEPT_STAGE, "run_id": entry.run_id, "fingerprint": f"{table}-{fp}", "key": f"kept {table}",
+                "inputs": [], "outputs": {table: written}, "kept_from": entry.body.get("stage")}
+        lake.write_json(body, lake.manifest_path(entry.run_id, KEPT_STAGE, f"{table}-{fp}"))
+    return new
+
+
+def delete_entries(lake: Lake, doomed: list[Entry | dict], dry_run: bool = False) -> Deletion:
+    """Delete committed shards: their files and manifest entries, keeping content files
+    that rows outside ``doomed`` still need."""
+    doomed_entries = [e if isinstance(e, Entry) else Entry(
+        e["run_id"], e["stage"], lake.manifest_path(e["run_id"], e["stage"], e["fingerprint"]), e) for e in doomed]
+    doomed_manifests = {e.manifest for e in doomed_entries}
+    result = Deletion()
+    keep_files: set[str] = set()
+    if any(t in CONTENT_TABLES for e in doomed_entries for t in e.files()):
+        survivors = [e for e in all_entries(lake) if e.manifest not in doomed_manifests]
+        for table in CONTENT_TABLES:
+            mine = [e for e in doomed_entries if table in e.files()]
+            if not mine:
+                continue
+            needed = referenced(lake, table, survivors)
+            for e in survivors:
+                if table in e.files():
+                    needed -= _hashes(lake, lake.resolve(e.files()[table]))
+            for e in mine:
+                if needed & _hashes(lake, lake.resolve(e.files()[table])):
+                    keep_files.add(lake.resolve(e.files()[table]))
+                    result.kept.append(_keep(lake, e, table, dry_run))
+    for e in doomed_entries:
+        for path in e.files().values():
+            path = lake.resolve(path)
+            if path in keep_files:
+                continue
+            result.deleted.append(path)
+            if not dry_run and lake.exists(path):
+                lake.fs.rm(path)
+        if not dry_run and lake.exists(e.manifest) and not (e.stage == KEPT_STAGE and any(
+                lake.resolve(p) in keep_files for p in e.files().values())):
+            lake.fs.rm(e.manifest)
+    return result
+
+
+def remove_run(lake: Lake, run_id: str, dry_run: bool = False) -> Deletion:
+    """``--fresh``: every shard of the run, then whatever else lies in its folders, except
+    content files other runs' rows still refer to."""
+    result = delete_entries(lake, all_entries(lake, run_id), dry_run)
+    kept = set(result.kept)
+    for table in lake.tables():
+        for p in lake._ls(lake.run_dir(table, run_id)):
+            if p not in kept:
+                result.deleted.append(p)
+                if not dry_run:
+                    lake.fs.rm(p, recursive=True)
+    return result
+
+
+def collect(lake: Lake, dry_run: bool = False) -> Deletion:
+    """Mark and sweep the whole lake, skipping runs a live process is writing."""
+    from guiforge.lake.lock import live_runs
+
+    busy = live_runs(lake)
+    entries = all_entries(lake)
+    listed = {lake.resolve(p) for e in entries for p in e.files().values()}
+    result = Deletion()
+    needed = {t: referenced(lake, t, entries) for t in CONTENT_TABLES}
+    for table in lake.tables():
+        for run in lake.runs(table):
+            if run in busy:
+                continue
+            for p in lake._ls(lake.run_dir(table, run)):
+                if p in listed:
+                    continue
+                name = posixpath.basename(p)
+                if table in CONTENT_TABLES and name.endswith(".parquet") and needed[table] & _hashes(lake, p):
+                    orphan = Entry(run, "_orphan", "", {"outputs": {table: {"path": lake.relative(p), "rows": None}}})
+                    result.kept.append(_keep(lake, orphan, table, dry_run))
+                    continue
+                result.deleted.append(p)
+                if not dry_run:
+                    lake.fs.rm(p, recursive=True)
+    # kept files that nothing needs any more (their referrers were deleted since)
+    stale = [e for e in all_entries(lake) if e.stage == KEPT_STAGE and e.run_id not in busy]
+    for e in stale:
+        table, path = next(iter(e.files().items()))
+        others = {lake.resolve(p) for x in entries if x.manifest != e.manifest
+                  for t, p in x.files().items() if t == table}
+        elsewhere: set[str] = set()
+        for p in others:
+            elsewhere |= _hashes(lake, p)
+        if not ((needed[table] - elsewhere) & _hashes(lake, lake.resolve(path))):
+            result.deleted += delete_entries(lake, [e], dry_run).deleted
+    return result
