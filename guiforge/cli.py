@@ -70,7 +70,10 @@ def run(
 
     if executor not in ("prefect", "local"):
         raise GuiforgeError(f"--executor: {executor!r} is not one of prefect, local")
+    from guiforge.preflight import preflight
+
     pipeline = load_pipeline(config, lake=lake, run_id=run_id)
+    preflight(pipeline)
     roles = {s.model_role for s in pipeline.stages if s.model_role}
     models = ", ".join(f"{r}={pipeline.model(r).provider}:{pipeline.model(r).model}" for r in sorted(roles))
     console.print(f"[bold]guiforge run[/] {pipeline.source} → {pipeline.config.lake}  run [cyan]{pipeline.run_id}[/]"
@@ -82,11 +85,14 @@ def run(
 
 
 @app.command()
-def validate(config: Annotated[Path, typer.Argument(help="pipeline YAML to check")]) -> None:
-    """Check a pipeline file without running it: keys, types, counts, stage inputs."""
+def validate(config: Annotated[Path, typer.Argument(help="pipeline YAML to check")], lake: LakeOpt = None) -> None:
+    """Check a pipeline file without running it: keys, types, counts, stage inputs, the
+    cards, scenarios and names it uses, and that its lake can be written."""
     from guiforge.config import load_pipeline
+    from guiforge.preflight import preflight
 
-    pipeline = load_pipeline(config)
+    pipeline = load_pipeline(config, lake=lake)
+    preflight(pipeline)
     order = " → ".join(s.name for s in pipeline.stages)
     out.print(f"ok: {config}: run {pipeline.run_id}: {len(pipeline.stages)} stage(s): {order}")
 
@@ -101,6 +107,17 @@ def stats(
 
     _print_stats(lake or load_pipeline(None).config.lake, run_id)
 
+
+@app.callback()
+def _options(
+    debug: Annotated[bool, typer.Option("--debug", help="show the traceback of an error instead of one line")] = False,
+) -> None:
+    """guiforge: synthesize computer-use agent training data into a Parquet lake."""
+
+
+from guiforge.cli_lake import lake_app  # noqa: E402 - the command groups follow the app
+
+app.add_typer(lake_app, name="lake")
 
 skills_app = typer.Typer(help="List and check skill cards (skills/<app>/<skill>.yaml).", no_args_is_help=True)
 app.add_typer(skills_app, name="skills")
@@ -223,8 +240,17 @@ def main() -> None:
     debug = "--debug" in sys.argv or os.environ.get("GUIFORGE_DEBUG") == "1"
     if "--debug" in sys.argv:
         sys.argv.remove("--debug")
+    from guiforge.orchestration.shutdown import Interrupted
+
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code:  # a command's typer.Exit(n), returned in this mode
+            sys.exit(code)
+    except Interrupted as exc:
+        if debug:
+            raise
+        console.print(f"[yellow]{exc}[/]", highlight=False, soft_wrap=True)
+        sys.exit(exc.exit_code)
     except GuiforgeError as exc:
         if debug:
             raise

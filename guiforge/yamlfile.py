@@ -42,6 +42,8 @@ def load_yaml(path: str | Path) -> tuple[Any, dict[Loc, int]]:
         text = path.read_text()
     except FileNotFoundError:
         raise ConfigError(str(path), "", "file not found; check the path") from None
+    except UnicodeDecodeError:
+        raise ConfigError(str(path), "", "not a UTF-8 text file (binary?); give a YAML file") from None
     except OSError as exc:
         raise ConfigError(str(path), "", f"cannot read: {exc.strerror}") from None
     return parse_yaml(text, str(path))

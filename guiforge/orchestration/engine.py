@@ -106,6 +106,8 @@ def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard) -> dict:
     if unknown:
         raise StageError(f"stage {stage.name} wrote undeclared tables {sorted(unknown)}; declare them in outputs()")
     tables = {t: outputs.get(t, []) for t in stage.outputs()}
+    if shutdown.requested():
+        return INTERRUPTED
     content = {t: ctx.content_store(t) for t in tables if t in CONTENT_TABLES}
     for table, store in content.items():  # what another shard committed meanwhile is not stored twice
         tables[table] = store.uncommitted(list(tables[table]))
@@ -172,6 +174,7 @@ def execute_stage(ctx: RunContext, stage: Stage, submit, as_completed, reporter:
     ``.result()``; ``as_completed(futures)`` yields them as they finish."""
     reporter = reporter or Reporter()
     started = time.perf_counter()
+    shutdown.note_stage(stage.name)
     planned = plan_stage(ctx, stage)
     done = committed_fingerprints(ctx, stage)
     todo = [p for p in planned if p.fingerprint not in done]

@@ -31,22 +31,28 @@ def run_pipeline(
     with lake_errors(lake), RunLock(lake, pipeline.run_id), shutdown.handling_signals():
         if fresh:
             remove_run(lake, pipeline.run_id)  # never what another run's rows refer to
-        if executor == "local":
-            from guiforge.orchestration.context import RunContext
-            from guiforge.orchestration.engine import run_local
+        summaries: list[StageSummary] = []
+        try:
+            if executor == "local":
+                from guiforge.orchestration.context import RunContext
+                from guiforge.orchestration.engine import run_local
 
-            summaries = run_local(RunContext(pipeline, lake), reporter=reporter)
-        else:
-            summaries = _run_prefect(pipeline, reporter, verbose)
+                summaries = run_local(RunContext(pipeline, lake), reporter=reporter)
+            else:
+                summaries = _run_prefect(pipeline, reporter, verbose)
+        except Exception:
+            if not shutdown.requested():
+                raise
+            # whatever failed while environments closed under the run: the interruption is the news
         if shutdown.requested():
-            raise shutdown.Interrupted(interrupted_line(lake, pipeline, summaries), shutdown.signal_number())
+            raise shutdown.Interrupted(interrupted_line(lake, pipeline), shutdown.signal_number())
     from guiforge.catalog import write_catalog
 
     write_catalog(lake)
     return summaries
 
 
-def interrupted_line(lake: Lake, pipeline: Pipeline, summaries: list[StageSummary]) -> str:
+def interrupted_line(lake: Lake, pipeline: Pipeline) -> str:
     """What an interrupted run committed and how to resume it, in one line."""
     from guiforge.lake.gc import all_entries
 
@@ -54,7 +60,7 @@ def interrupted_line(lake: Lake, pipeline: Pipeline, summaries: list[StageSummar
     for e in all_entries(lake, pipeline.run_id):
         per_stage[e.stage] = per_stage.get(e.stage, 0) + 1
     done = ", ".join(f"{s.name} {per_stage.get(s.name, 0)}" for s in pipeline.stages if per_stage.get(s.name))
-    during = next((s.stage for s in summaries if s.interrupted), None)
+    during = shutdown.current_stage()
     source = "" if pipeline.source.endswith("pipeline.yaml") and "/" not in pipeline.source else f" {pipeline.source}"
     return (f"interrupted by {shutdown.signal_name()}" + (f" during {during}" if during else "")
             + f"; committed shards of run {pipeline.run_id}: {done or 'none'} (nothing in flight was kept); "

@@ -21,6 +21,7 @@ EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
 
 _event = threading.Event()
 _signal: int | None = None
+_stage: str | None = None
 _callbacks: list[Callable[[], None]] = []
 _lock = threading.Lock()
 
@@ -32,6 +33,16 @@ class Interrupted(GuiforgeError):
         super().__init__(message)
         self.signum = signum
         self.exit_code = EXIT_CODES.get(signum, 130)
+
+
+def note_stage(name: str) -> None:
+    """The stage running now, for the line an interruption prints."""
+    global _stage
+    _stage = name
+
+
+def current_stage() -> str | None:
+    return _stage
 
 
 def requested() -> bool:
@@ -86,9 +97,9 @@ def _handler(signum, frame) -> None:
 
 def reset() -> None:
     """Clear the flag (tests running several runs in one process)."""
-    global _signal
+    global _signal, _stage
     _event.clear()
-    _signal = None
+    _signal, _stage = None, None
 
 
 def check(what: str = "") -> None:

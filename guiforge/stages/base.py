@@ -69,6 +69,11 @@ class Stage(ABC):
     def model_role(self) -> str | None:
         return None
 
+    def preflight(self) -> None:
+        """Check what can be checked before running (files, names); raise a one-line
+        GuiforgeError naming the file or field. ``guiforge validate`` calls it."""
+        return None
+
     def data_files(self) -> list[Path]:
         """Files outside the code this stage reads (templates, seeds, cards): their bytes
         enter every shard's fingerprint, so editing one re-runs the stage."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import random
 from concurrent.futures import ThreadPoolExecutor
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -22,7 +22,8 @@ from guiforge.stages.base import ShardPlan, Stage, StageConfig
 
 class RolloutsConfig(StageConfig):
     samples: int = Field(default=8, ge=1, le=256, description="rollouts per task (k)")
-    tasks: int | Literal["all"] = Field(default=48, description="a domain-balanced sample of this many tasks, or all")
+    tasks: Annotated[int, Field(ge=1)] | Literal["all"] = Field(
+        default=48, description="a domain-balanced sample of this many tasks, or all")
     tasks_per_shard: int = Field(default=3, ge=1, le=1000)
     model_role: str = "teacher"
     context: ContextPolicy = Field(default_factory=ContextPolicy)

@@ -41,6 +41,21 @@ class SkillsStage(Stage):
     description = "validated skill cards from skills/<app>/<skill>.yaml"
     config: SkillsConfig
 
+    def preflight(self) -> None:
+        from guiforge.errors import GuiforgeError
+        from guiforge.skills.loader import load_cards
+
+        folder = self.folder()
+        if not folder.is_dir():
+            raise GuiforgeError(f"stages.{self.name}.dir: no folder {folder}; point it at skills/<app>/<skill>.yaml cards")
+        cards = load_cards(folder)  # every card parses and names known checks
+        for field in ("include", "exclude"):
+            names = getattr(self.config, field)
+            unknown = [] if names == "all" else sorted(set(names) - set(cards))
+            if unknown:
+                raise GuiforgeError(f"stages.{self.name}.{field}: no skill card {unknown} under {folder}; "
+                                    "`guiforge skills list` shows the ids")
+
     def data_files(self) -> list[Path]:
         return sorted(self.folder().glob("*/*.yaml"))  # every card is loaded and checked
 

@@ -56,6 +56,9 @@ class WorldsStage(Stage):
     def model_role(self) -> str:
         return self.config.model_role
 
+    def preflight(self) -> None:
+        self.scenarios()  # every template loads and checks; the names asked for exist
+
     def data_files(self) -> list[Path]:
         return sorted(SCENARIOS_DIR.glob("*.yaml")) + [SCENARIOS_DIR.parent / "persona_seeds.yaml"]
 

@@ -64,6 +64,8 @@ def load_yaml(path: str | Path) -> YamlSource:
     file = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(file, "", "not a UTF-8 text file (binary?); give a YAML file") from None
     except OSError as e:
         raise ConfigError(file, "", f"cannot read: {e.strerror}") from None
     loader = yaml.SafeLoader(text)

@@ -1,0 +1,111 @@
+"""A real SIGINT to a real `guiforge run` (on Prefect) during the package gates, then during
+rollouts: each exits 130 within seconds with one line saying what was committed, no
+Prefect crash report and no exclusion caused by the interruption; the final rerun ends with
+exactly the tables of an uninterrupted run, and `guiforge lake check` passes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from guiforge.config import build_pipeline
+from guiforge.lake import Lake
+from guiforge.orchestration.runner import run_pipeline
+from guiforge.paths import PROJECT_ROOT
+
+pytestmark = pytest.mark.slow
+
+CONFIG = {
+    "name": "interrupt", "seed": 5, "workers": 2,
+    "models": {"world_builder": {"provider": "offline"}, "teacher": {"provider": "offline"}},
+    "stages": {
+        "personas": {"count": 4, "shard_size": 4}, "worlds": {},
+        "skills": {"include": ["mail.reply_invoice_total", "contacts.phone_info", "calendar.event_time_info"]},
+        "task_candidates": {"per_world": 3},
+        "task_gates": {"package_gate": True, "shard_size": 1, "instances_per_domain": 1},
+        "rollouts": {"samples": 2, "tasks": 4, "tasks_per_shard": 1, "phone_screenshots": "css"},
+    },
+}
+STABLE = {
+    "tasks": ("task_id", "skill_id", "instruction", "reference_json"),
+    "exclusions": ("stage", "gate", "subject_id", "reason"),
+    "trajectories": ("trajectory_id", "task_id", "sample_index", "success", "score", "n_steps", "env_failure"),
+    "steps": ("trajectory_id", "step_index", "image_sha256", "action"),
+}
+
+
+def tables(lake: Lake) -> dict[str, list]:
+    return {t: sorted(tuple(str(r[c]) for c in cols) for r in lake.read_table(t).to_pylist())
+            for t, cols in STABLE.items()}
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> dict[str, list]:
+    lake = tmp_path_factory.mktemp("reference") / "lake"
+    run_pipeline(build_pipeline(CONFIG, "ref.yaml", lake=str(lake)), executor="local")
+    return tables(Lake(lake))
+
+
+def guiforge(*args: str, env: dict) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "guiforge.cli", *args], cwd=PROJECT_ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def interrupt_during(config: Path, lake: Path, manifests: Path, env: dict) -> tuple[str, float]:
+    """Start a run, SIGINT it once ``manifests`` holds a committed shard; (output, seconds to exit)."""
+    proc = guiforge("run", str(config), "--lake", str(lake), env=env)
+    deadline = time.monotonic() + 400
+    while not (manifests.exists() and list(manifests.glob("*.json"))):
+        assert proc.poll() is None, proc.stdout.read()[-3000:]
+        assert time.monotonic() < deadline, "the stage never committed a shard"
+        time.sleep(0.05)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    output = proc.communicate(timeout=120)[0]
+    took = time.monotonic() - sent
+    assert proc.returncode == 130, output[-3000:]
+    return output, took
+
+
+@pytest.mark.timeout(1500)  # four Prefect runs with real environments on a 2-core machine
+def test_sigint_during_gates_and_rollouts_then_rerun(tmp_path, reference):
+    config = tmp_path / "interrupt.yaml"
+    config.write_text(yaml.safe_dump(CONFIG))
+    lake_dir = tmp_path / "lake"
+    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect")}
+    run_dir = lake_dir / "_manifest" / f"run={build_pipeline(CONFIG, 'x').run_id}"
+    planned_gates = len(reference["tasks"]) + len([e for e in reference["exclusions"] if e[0] == "task_gates"])
+
+    for stage in ("task_gates", "rollouts"):
+        output, took = interrupt_during(config, lake_dir, run_dir / stage, env)
+        lines = [line for line in output.splitlines() if line.strip()]
+        assert lines[-1].startswith(f"interrupted by SIGINT during {stage}; committed shards of run"), output[-2000:]
+        assert "resume with `guiforge run" in lines[-1]
+        assert "Traceback" not in output and "Crash detected" not in output, output[-3000:]
+        assert took < 60, f"exit took {took:.0f}s after SIGINT"
+        partial = Lake(lake_dir)
+        if stage == "task_gates":
+            committed = len(list((run_dir / stage).glob("*.json")))
+            assert 1 <= committed < planned_gates, "the interrupt came too late to test anything"
+        # Nothing committed after the signal was caused by it: every exclusion is one the
+        # uninterrupted run has too, and no trajectory failed its environment.
+        got = tables(partial)
+        assert set(got["exclusions"]) <= set(reference["exclusions"]), set(got["exclusions"]) - set(reference["exclusions"])
+        assert set(got["tasks"]) <= set(reference["tasks"])
+        assert set(got["trajectories"]) <= set(reference["trajectories"])
+        assert not (lake_dir / "_locks" / f"{run_dir.name}.json").exists(), "the run's lock outlived it"
+
+    rerun = guiforge("run", str(config), "--lake", str(lake_dir), env=env)
+    output = rerun.communicate(timeout=600)[0]
+    assert rerun.returncode == 0, output[-3000:]
+    assert tables(Lake(lake_dir)) == reference
+    check = subprocess.run([sys.executable, "-m", "guiforge.cli", "lake", "check", "--lake", str(lake_dir)],
+                           cwd=PROJECT_ROOT, capture_output=True, text=True)
+    assert check.returncode == 0 and check.stdout.startswith("lake check ok"), check.stdout
