@@ -68,8 +68,8 @@ def normalise(obj: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
     """(thought, action fields) of one object in any of the accepted shapes."""
     thought = obj.get("thought") if isinstance(obj.get("thought"), str) else None
     action = obj.get("action", obj)
-    if isinstance(action, str):
-        action = {"type": action}
+    if isinstance(action, str):  # {"action": "terminate", "status": "success"}: the rest are its fields
+        action = {**{k: v for k, v in obj.items() if k not in ("action", "thought")}, "type": action}
     if not isinstance(action, dict):
         raise ParseError("'action' must be a JSON object such as {\"type\": \"click\", \"x\": 10, \"y\": 20}")
     if "name" in action and "type" not in action:  # a function call
