@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 
@@ -319,3 +320,40 @@ def test_registry_is_open():
         get_format("nope")
     with pytest.raises(ValueError, match="cannot be loaded"):
         get_format("guiforge.nowhere:Thing")
+
+
+WRONG_TYPES = [None, "abc", -1, 1e9, [1], {"a": 1}, True, "", [None, None], float("nan")]
+
+
+@pytest.mark.parametrize("name", format_names())
+def test_broken_replies_are_parse_errors_never_exceptions(name):
+    """Truncated replies and arguments of the wrong type: the codec itself answers with a
+    ParseError to feed back (or an action), nothing else."""
+    codec = get_format(name)
+    coords = codec.coords(None, WEB)
+    rng = random.Random(f"broken-{name}")
+    for key, kinds in ACTION_SETS.items():
+        domain, _, variant = key.partition("_")
+        for kind in sorted(kinds):
+            encoded = codec.encode("t", canonical(kind, rng), frame=WEB, domain=domain)
+            reply = codec.as_reply(encoded)
+            variants = [ModelReply(reply.text[:cut], reply.tool_calls, None)
+                        for cut in sorted(rng.sample(range(len(reply.text) + 1), min(6, len(reply.text) + 1)))]
+            for literal in ("None", "'x'", "[1]", "{}", "True", "-5", "1e400", "(1, 2)"):  # a wrong value in text
+                variants.append(ModelReply(re.sub(r"-?\d+(\.\d+)?", literal, reply.text, count=rng.randint(1, 3))))
+                variants.append(ModelReply(re.sub(r"'[^']*'", literal, reply.text, count=1)))
+            for call in reply.tool_calls:
+                args = json.loads(call.arguments) if isinstance(call.arguments, str) else dict(call.arguments or {})
+                for field in list(args) or ["x"]:
+                    for value in rng.sample(WRONG_TYPES, 4):
+                        broken = ToolCall(call.name, {**args, field: value})
+                        variants.append(ModelReply(reply.text, [broken]))
+                cut = json.dumps(args)
+                variants.append(ModelReply("", [ToolCall(call.name, cut[:rng.randrange(len(cut))])]))
+            for broken in variants:
+                try:  # noqa: SIM105
+                    codec.decode_reply(broken, domain, variant or None, coords)
+                except ParseError:
+                    pass
+                except Exception as exc:  # noqa: BLE001 - the point of the test
+                    raise AssertionError(f"{name}: {broken!r} raised {type(exc).__name__}: {exc}") from exc

@@ -149,9 +149,20 @@ def policy_coords(policy: Policy, codec: ActionFormat, obs: Observation) -> Coor
 
 
 def history_text(reply: Reply) -> str:
-    """A reply as the assistant turn of later prompts: its text, or its raw parts when it
-    was (also) tool calls."""
-    return reply.model_reply().raw() if reply.tool_calls or not reply.text.strip() else reply.text
+    """A reply as the assistant turn of later prompts: its text, then each native tool call
+    as a ``<tool_call>`` block (which every tools format also reads); reasoning is left out,
+    as chat templates leave it out of past turns."""
+    calls = [json.dumps({"name": c.name, "arguments": c.arguments if not isinstance(c.arguments, str)
+                         else _loads_or_raw(c.arguments)}, ensure_ascii=False) for c in reply.tool_calls]
+    text = "\n".join([reply.text.strip(), *(f"<tool_call>\n{c}\n</tool_call>" for c in calls)]).strip()
+    return text or "(an empty reply)"
+
+
+def _loads_or_raw(arguments: str) -> Any:
+    try:
+        return json.loads(arguments)
+    except json.JSONDecodeError:
+        return arguments  # kept as the model wrote it: the retry's error says what was wrong
 
 
 def _attempt(reply: Reply, error: str | None) -> dict[str, Any]:
@@ -186,7 +197,7 @@ def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, v
             attempts: list[dict[str, Any]] = []
             for attempt in range(max_parse_retries + 1):
                 try:
-                    thought, action = codec.decode_reply(reply.model_reply(), task.domain, variant, coords)
+                    thought, action = codec.parse(reply.model_reply(), task.domain, variant, coords)
                     error = None
                     attempts.append(_attempt(reply, None))
                     break

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 DEFAULT_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-sonnet-4-5"}
 
@@ -51,6 +51,13 @@ class ModelConfig(BaseModel):
         if value not in BUILTIN and ":" not in value:
             raise ValueError(f"unknown action format {value!r}; use one of {', '.join(BUILTIN)} or module:ClassName")
         return value
+
+    @model_validator(mode="after")
+    def _format_fits_provider(self) -> ModelConfig:
+        if self.action_format == "anthropic_computer" and self.provider == "openai":
+            raise ValueError("action_format anthropic_computer is Anthropic's computer-use tool: use provider "
+                             "anthropic, or openai_tools / qwen_vl_tools for an OpenAI-compatible server")
+        return self
 
     def sampling(self, sample: int | None = None) -> dict:
         """The sampling settings a request carries (and lineage records) for sample ``sample``."""

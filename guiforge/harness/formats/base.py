@@ -125,6 +125,13 @@ def take(args: dict[str, Any], name: str, allowed: set[str] | frozenset[str], re
         raise ParseError(f"{name} needs {', '.join(map(repr, missing))}")
 
 
+def whole_number(value: Any, what: str) -> int:
+    """A count (scroll clicks, seconds) as an integer; anything else is a parse error."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not abs(value) <= 1e6:
+        raise ParseError(f"{what} must be a number, got {json.dumps(value)[:40]}")
+    return int(value)
+
+
 def one_action(found: list[dict[str, Any]], hint: str) -> dict[str, Any]:
     """The reply's final action: none is an error, two different ones are an error."""
     if not found:
@@ -227,9 +234,19 @@ class ActionFormat(ABC):
         """What :meth:`encode` returned, as the reply a provider would hand back."""
         return ModelReply(encoded) if isinstance(encoded, str) else ModelReply(json.dumps(encoded))
 
-    def decode(self, reply: ModelReply | str, domain: str, variant: str | None = None,
+    def decode(self, reply: ModelReply | str | dict[str, Any], domain: str, variant: str | None = None,
                frame: tuple[int, int] | None = None, coords: CoordSystem | str | None = None,
                **kwargs: Any) -> tuple[str, Action]:
         if not isinstance(reply, ModelReply):
             reply = self.as_reply(reply)
-        return self.decode_reply(reply, domain, variant, self.coords(coords, frame, **kwargs))
+        return self.parse(reply, domain, variant, self.coords(coords, frame, **kwargs))
+
+    def parse(self, reply: ModelReply, domain: str, variant: str | None, coords: CoordSystem) -> tuple[str, Action]:
+        """:meth:`decode_reply` where anything a reply can make go wrong is a ParseError
+        (a value of the wrong type deep in an argument), never an exception that escapes."""
+        try:
+            return self.decode_reply(reply, domain, variant, coords)
+        except ParseError:
+            raise
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError, ArithmeticError, RecursionError) as exc:
+            raise ParseError(f"the action could not be read ({type(exc).__name__}: {str(exc)[:160]})") from None

@@ -121,7 +121,7 @@ class CoordSystem:
         """The grid point of a model's (x, y); raises CoordError outside the convention."""
         out = []
         for axis, (value, name) in enumerate(zip((x, y), names, strict=True)):
-            if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
                 raise CoordError(f"{name}={value!r} is not a number")
             extent = self.extent(axis)
             if self.integral and value != int(value):

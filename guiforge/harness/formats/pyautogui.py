@@ -27,6 +27,7 @@ from guiforge.harness.formats.base import (
     one_action,
     split_thinking,
     take,
+    whole_number,
 )
 from guiforge.harness.formats.calls import Call, call_lines, write_call
 from guiforge.harness.formats.coords import CoordSystem
@@ -117,10 +118,9 @@ class PyAutoGUI(ActionFormat):
                 direction, amount = call.kwargs.pop("direction"), call.kwargs.pop("amount", None)
             else:
                 clicks = call.kwargs.pop("clicks", call.args.pop(0) if call.args else None)
-                if isinstance(clicks, bool) or not isinstance(clicks, int | float):
-                    raise ParseError(f"{name} needs a number of clicks, e.g. pyautogui.{name}(-3)")
+                clicks = whole_number(clicks, f"{name}'s clicks (e.g. pyautogui.{name}(-3))")
                 up, down = ("right", "left") if name == "hscroll" else ("up", "down")
-                direction, amount = (up if clicks > 0 else down), abs(int(clicks))
+                direction, amount = (up if clicks > 0 else down), abs(clicks)
             x, y = _xy(call) if ("x" in call.kwargs or len(call.args) >= 2) else (None, None)
             _no_more(call)
             return {"type": "scroll", "x": x, "y": y, "direction": direction, "amount": amount}
@@ -154,7 +154,7 @@ class PyAutoGUI(ActionFormat):
         if name in ("wait", "sleep"):
             seconds = call.kwargs.pop("seconds", call.args.pop(0) if call.args else None)
             _no_more(call)
-            return {"type": "wait", "amount": None if seconds is None else int(seconds)}
+            return {"type": "wait", "amount": None if seconds is None else whole_number(seconds, "wait's seconds")}
         if name in ("answer", "final_answer"):
             text = call.kwargs.pop("answer", call.args.pop(0) if call.args else None)
             _no_more(call)

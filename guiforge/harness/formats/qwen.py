@@ -18,7 +18,14 @@ import json
 from typing import Any
 
 from guiforge.envs.actions import Action, action_set
-from guiforge.harness.formats.base import ModelReply, ParseError, ToolCall, model_fields, take
+from guiforge.harness.formats.base import (
+    ModelReply,
+    ParseError,
+    ToolCall,
+    model_fields,
+    take,
+    whole_number,
+)
 from guiforge.harness.formats.coords import CoordSystem
 from guiforge.harness.formats.tools import FunctionTools, function_arguments, function_spec
 
@@ -110,6 +117,8 @@ class QwenComputerUse(FunctionTools):
         if call.name != self.tool_name(domain):
             raise ParseError(f"there is no tool {call.name!r}; call {self.tool_name(domain)}")
         action = args.get("action")
+        if not isinstance(action, str):
+            raise ParseError(f"{call.name} needs action as a string, got {json.dumps(action)[:60]}")
         return self._mobile(action, args) if domain == "mobile" else self._computer(action, args)
 
     def _computer(self, action: Any, args: dict[str, Any]) -> dict[str, Any]:
@@ -125,16 +134,14 @@ class QwenComputerUse(FunctionTools):
         if action == "scroll":
             take(args, action, {"action", "coordinate", "pixels", "direction"}, ("pixels",))
             x, y = _point(args, "coordinate", action) if "coordinate" in args else (None, None)
-            pixels = args["pixels"]
-            if isinstance(pixels, bool) or not isinstance(pixels, int | float):
-                raise ParseError(f"scroll needs pixels as a number, got {json.dumps(pixels)[:40]}")
+            pixels = whole_number(args["pixels"], "scroll's pixels")
             if args.get("direction") in ("left", "right"):
                 direction = args["direction"]
             elif args.get("direction") is not None:
                 raise ParseError("scroll's direction is left or right (vertical scrolls use the sign of pixels)")
             else:
                 direction = "up" if pixels > 0 else "down"
-            return {"type": "scroll", "x": x, "y": y, "direction": direction, "amount": abs(int(pixels))}
+            return {"type": "scroll", "x": x, "y": y, "direction": direction, "amount": abs(pixels)}
         if action in ("type", "answer", "goto"):
             take(args, action, {"action", "text"}, ("text",))
             return {"type": action, ("answer" if action == "answer" else "text"): args["text"]}
@@ -174,7 +181,7 @@ class QwenComputerUse(FunctionTools):
         if action == "wait":
             take(args, action, {"action", "time"})
             time = args.get("time")
-            return {"type": "wait", "amount": None if time is None else int(time)}
+            return {"type": "wait", "amount": None if time is None else whole_number(time, "wait's time")}
         if action == "terminate":
             take(args, action, {"action", "status"}, ("status",))
             return {"type": "terminate", "status": args["status"]}

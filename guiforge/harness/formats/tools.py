@@ -224,6 +224,8 @@ class AnthropicComputer(FunctionTools):
         if call.name != "computer":
             return call_from_function(call.name, args)
         action = args.get("action")
+        if not isinstance(action, str):
+            raise ParseError(f"the computer tool needs action as a string, got {json.dumps(action)[:60]}")
         if action in _COMPUTER_POINTER:
             take(args, action, {"action", "coordinate"}, ("coordinate",))
             x, y = _coordinate(args, "coordinate", action)
