@@ -172,3 +172,73 @@ def test_the_cache_keys_on_the_sample_and_never_serves_a_retry(tmp_path, monkeyp
         assert len(server.requests) == 4  # a retry is a fresh draw every time
         run(client.acomplete(messages, sample=0))
         assert len(server.requests) == 4  # and did not overwrite sample 0's cached call
+
+
+REPLIES = {  # what a server sends back, per wire format
+    "openai": {"content": None, "reasoning_content": "The Send button is lit.",
+               "tool_calls": [{"function": {"name": "click", "arguments": '{"x": 10, "y": 20}'}}]},
+    "openai-reasoning": {"content": "<think>hidden draft</think>Clicking.", "reasoning": "Plan: click.",
+                         "tool_calls": [{"function": {"name": "click", "arguments": {"x": 10, "y": 20}}}]},
+    "anthropic": {"content": [{"type": "thinking", "thinking": "The Send button is lit."},
+                              {"type": "text", "text": "Clicking."},
+                              {"type": "tool_use", "name": "click", "input": {"x": 10, "y": 20}}]},
+}
+
+
+@pytest.mark.parametrize("case", list(REPLIES))
+def test_providers_carry_tools_and_return_tool_calls_and_reasoning(monkeypatch, case):
+    from guiforge.harness.episode import history_text
+    from guiforge.harness.policies import ModelPolicy, TurnInput
+
+    monkeypatch.setenv("LOCAL_KEY", "sk-local")
+    provider = case.split("-")[0]
+    codec = get_format("anthropic_tools" if provider == "anthropic" else "openai_tools")
+    tools = codec.render("web", None, coord_system("grid999")).tools
+    with ModelServer(lambda p, body: REPLIES[case]) as server:
+        base = server.openai_base_url if provider == "openai" else server.anthropic_base_url
+        cfg = ModelConfig(provider=provider, model="m", base_url=base, api_key_env="LOCAL_KEY", top_p=0.5, seed=3,
+                          action_format=codec.name, cache=False)
+        policy = ModelPolicy(make_client(cfg), sample=2)
+        reply = policy.act(TurnInput([Message("system", "s"), Message("user", "go")], None, 0, tools=tools))  # type: ignore[arg-type]
+        body = server.requests[0].body
+    thought, action = codec.parse(reply.model_reply(), "web", None, coord_system("grid999"))
+    assert action == Action(type="click", x=10, y=20)
+    if case == "openai-reasoning":
+        assert thought == "Plan: click.\n\nhidden draft\n\nClicking."
+    else:
+        assert thought == ("The Send button is lit." if case == "openai" else "The Send button is lit.\n\nClicking.")
+    assert history_text(reply).endswith('<tool_call>\n{"name": "click", "arguments": {"x": 10, "y": 20}}\n</tool_call>')
+    assert "Send button" not in history_text(reply)  # reasoning stays out of later prompts
+    names = [t.get("function", t)["name"] for t in body["tools"]]
+    assert sorted(names) == sorted(["back", "click", "double_click", "drag", "goto", "hotkey", "key", "right_click",
+                                    "scroll", "type", "wait", "answer", "terminate"])
+    if provider == "openai":
+        assert body["tools"][0]["type"] == "function" and (body["seed"], body["top_p"]) == (5, 0.5)
+    else:
+        assert "input_schema" in body["tools"][0] and body["top_p"] == 0.5 and "seed" not in body
+
+
+def test_anthropic_computer_tool_goes_with_its_beta_header(monkeypatch):
+    monkeypatch.setenv("LOCAL_KEY", "sk-local")
+    codec = get_format("anthropic_computer")
+    headers: list[dict] = []
+    reply = {"content": [{"type": "tool_use", "name": "computer",
+                          "input": {"action": "left_click", "coordinate": [640, 400]}}]}
+    with ModelServer(lambda p, body: reply) as server:
+        cfg = ModelConfig(provider="anthropic", model="m", base_url=server.anthropic_base_url, api_key_env="LOCAL_KEY",
+                          action_format="anthropic_computer", cache=False)
+        coords = coord_system("pixels", (1280, 800))
+        tools = codec.render("desktop", "hybrid", coords).tools
+        completion = run(make_client(cfg).acomplete([Message("user", "go")], tools=tools))
+        headers.append(server.requests[0].body)
+        beta = server.requests[0].headers.get("anthropic-beta")
+    assert beta == "computer-use-2025-01-24"
+    assert tools[0] == {"type": "computer_20250124", "name": "computer", "display_width_px": 1280,
+                        "display_height_px": 800, "display_number": 1}
+    assert tools[1] == {"type": "bash_20250124", "name": "bash"}
+    assert headers[0]["tools"][:2] == tools[:2]
+    from guiforge.harness.formats import ModelReply, ToolCall
+
+    calls = [ToolCall(c["name"], c["arguments"], c["id"]) for c in completion.tool_calls]
+    _, action = codec.parse(ModelReply(completion.text, calls), "desktop", "hybrid", coords)
+    assert action == Action(type="click", x=500, y=500)

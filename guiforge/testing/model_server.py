@@ -40,6 +40,7 @@ class Recorded:
     status: int
     started: float
     finished: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)  # lower-cased names
 
 
 def lognormal_latency(median_s: float = 0.2, p99_s: float = 2.0) -> Callable[[random.Random], float]:
@@ -89,10 +90,11 @@ class ModelServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
+                headers = {k.lower(): v for k, v in self.headers.items()}
                 if self.path.endswith("/chat/completions"):
-                    status, payload = server._handle("openai", body)
+                    status, payload = server._handle("openai", body, headers)
                 elif self.path.endswith("/messages"):
-                    status, payload = server._handle("anthropic", body)
+                    status, payload = server._handle("anthropic", body, headers)
                 else:
                     status, payload = 404, {"error": {"message": f"no route {self.path}"}}
                 data = json.dumps(payload).encode()
@@ -130,9 +132,10 @@ class ModelServer:
         self._httpd.server_close()
 
     # -- behaviour ---------------------------------------------------------------------
-    def _handle(self, provider: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def _handle(self, provider: str, body: dict[str, Any],
+                headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
         b = self.behaviour
-        rec = Recorded(provider, body, 200, time.perf_counter())
+        rec = Recorded(provider, body, 200, time.perf_counter(), headers=headers or {})
         with self._lock:
             self.requests.append(rec)
             n = len(self.requests)

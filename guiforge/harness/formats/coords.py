@@ -100,7 +100,7 @@ class CoordSystem:
     def describe(self) -> str:
         """One sentence for a prompt: what a coordinate means."""
         if self.kind == "grid999":
-            return ("Coordinates are integers on a 0-999 grid: (0, 0) is the top-left corner and (999, 999) "
+            return ("Screen coordinates are integers on a 0-999 grid: (0, 0) is the top-left corner and (999, 999) "
                     "the bottom-right, whatever the screenshot's pixel size.")
         if self.kind == "grid1000":
             return "Coordinates are integers from 0 to 1000, relative to the screenshot's width and height."
