@@ -237,6 +237,8 @@ TABLES: dict[str, TableSpec] = {
                 _f("prompt_json", pa.string()),
                 # The element under the action's point: {id, tag, role, type, label, box}
                 _f("target_json", pa.string()),
+                # Every reply of the step in order: [{"raw", "error", "cached"}] (retries too)
+                _f("attempts_json", pa.string()),
             ],
             ("trajectory_id", "step_index", "image_sha256", "thought", "action"),
         ),

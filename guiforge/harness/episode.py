@@ -5,6 +5,7 @@ reward of 0."""
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from functools import cache
@@ -13,12 +14,11 @@ from typing import Any
 
 from jinja2 import Environment as Jinja
 
-from guiforge.envs.actions import Action, action_pixels, action_set
+from guiforge.envs.actions import Action, action_pixels
 from guiforge.envs.base import EnvFailure, Observation, TaskSpec, VerifierResult
-from guiforge.harness.actions_doc import ACTION_DOCS
 from guiforge.harness.context import ContextPolicy, Observed, Turn, build_messages, shared_prefix
-from guiforge.harness.parser import ParseError, parse_reply
-from guiforge.harness.policies import Policy, TurnInput
+from guiforge.harness.formats import ActionFormat, CoordSystem, ParseError, get_format
+from guiforge.harness.policies import Policy, Reply, TurnInput
 from guiforge.models.base import Message, prompt_hash
 
 SURFACES = {
@@ -30,21 +30,28 @@ SURFACES = {
 
 
 @cache
-def _template():
-    text = resources.files("guiforge.harness").joinpath("prompts/system.j2").read_text()
+def _template(name: str):
+    text = resources.files("guiforge.harness").joinpath(f"prompts/{name}").read_text()
     return Jinja(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False).from_string(text)
 
 
-def system_prompt(domain: str, variant: str | None = None, tools: list[str] | None = None) -> str:
-    actions = sorted(action_set(domain, variant))
+def system_prompt(domain: str, variant: str | None = None, tools: list[str] | None = None,
+                  action_format: str | ActionFormat | None = None, coords: CoordSystem | None = None) -> str:
+    """The system prompt in the action format's own template, with the domain's action set
+    in its vocabulary (``tools``: registry tools listed for the tools domain)."""
+    codec = action_format if isinstance(action_format, ActionFormat) else get_format(action_format)
+    coords = coords or codec.coords()
     surface = SURFACES[domain]
     if domain == "desktop" and variant == "terminal":
         surface = "a Linux terminal (bash) in a sandbox whose working directory holds the task's files"
     elif domain == "desktop" and variant == "hybrid":
         surface += ", plus a terminal (bash) on the same files"
-    return _template().render(
+    rendered = codec.render(domain, variant, coords)
+    specs = [json.dumps({"type": "function", "function": t} if "type" not in t else t, ensure_ascii=False)
+             for t in rendered.tools or []]
+    return _template(codec.template).render(
         surface=surface, domain=domain, variant=variant, grid=domain != "tools" and variant != "terminal",
-        actions=[ACTION_DOCS[a] for a in actions], tools=tools or [],
+        coords=coords.describe(), actions=rendered.text, tools=tools or [], specs=specs,
     ).strip()
 
 
@@ -73,6 +80,9 @@ class StepRecord:
     # The element under the action's point (id, tag, role, label, box in pixels), from the
     # adapter's element scan; None where the domain reports no geometry.
     target: dict[str, Any] | None = None
+    # Every reply of this step in order, each {"raw", "error", "cached"}: the retries after
+    # parse failures as well as the reply that was used (raw_output is the last one).
+    attempts: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -85,6 +95,9 @@ class Episode:
     wall_s: float = 0.0
     answer: str | None = None
     status: str | None = None
+    system_prompt: str = ""
+    action_format: str = "guiforge"
+    coords: str = "grid999"
 
     @property
     def input_tokens(self) -> int:
@@ -125,55 +138,97 @@ def element_at(obs: Observation, action: Action | None) -> dict[str, Any] | None
     return {k: best.get(k) for k in _TARGET_KEYS}
 
 
+def policy_coords(policy: Policy, codec: ActionFormat, obs: Observation) -> CoordSystem:
+    """The policy's declared convention on this frame (pixel kinds need a screenshot; where
+    there is none, no action takes a point, so the grid stands in)."""
+    kind = getattr(policy, "coords", None) or codec.default_coords
+    if not obs.width and kind in ("pixels", "resized"):
+        kind = "grid999"
+    options = {k: v for k, v in (getattr(policy, "coord_options", None) or {}).items() if v is not None}
+    return codec.coords(kind, (obs.width, obs.height), **options)
+
+
+def history_text(reply: Reply) -> str:
+    """A reply as the assistant turn of later prompts: its text, then each native tool call
+    as a ``<tool_call>`` block (which every tools format also reads); reasoning is left out,
+    as chat templates leave it out of past turns."""
+    calls = [json.dumps({"name": c.name, "arguments": c.arguments if not isinstance(c.arguments, str)
+                         else _loads_or_raw(c.arguments)}, ensure_ascii=False) for c in reply.tool_calls]
+    text = "\n".join([reply.text.strip(), *(f"<tool_call>\n{c}\n</tool_call>" for c in calls)]).strip()
+    return text or "(an empty reply)"
+
+
+def _loads_or_raw(arguments: str) -> Any:
+    try:
+        return json.loads(arguments)
+    except json.JSONDecodeError:
+        return arguments  # kept as the model wrote it: the retry's error says what was wrong
+
+
+def _attempt(reply: Reply, error: str | None) -> dict[str, Any]:
+    return {"raw": reply.model_reply().raw(), "error": error, "cached": reply.cached}
+
+
 def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, variant: str | None = None,
                 max_parse_retries: int = 2, tools: list[str] | None = None) -> Episode:
     started = time.perf_counter()
     episode = Episode(task.task_id)
-    system = system_prompt(task.domain, variant, tools)
+    codec = get_format(getattr(policy, "action_format", None))
+    episode.action_format = codec.name
     history: list[Turn] = []
     previous: list[Message] = []
     try:
         obs = lease.reset(task)
+        coords = policy_coords(policy, codec, obs)
+        episode.coords = coords.kind
+        system = episode.system_prompt = system_prompt(task.domain, variant, tools, codec, coords)
+        native = codec.render(task.domain, variant, coords).tools if codec.native_tools else None
         feedback = ""
         for index in range(task.max_steps):
+            coords = policy_coords(policy, codec, obs)
             messages = build_messages(context, system, task.instruction, history, _observed(obs, feedback))
             prompt = [m.key() for m in messages]
             prefix = shared_prefix(previous, messages)
             previous = messages
-            turn = TurnInput(messages, obs, index)
             t0 = time.perf_counter()
-            reply = policy.act(turn)
+            reply = policy.act(TurnInput(messages, obs, index, tools=native))
             in_tok, out_tok = reply.input_tokens, reply.output_tokens
             action, thought, error = None, "", None
+            attempts: list[dict[str, Any]] = []
             for attempt in range(max_parse_retries + 1):
                 try:
-                    thought, action = parse_reply(reply.text, task.domain, variant)
+                    thought, action = codec.parse(reply.model_reply(), task.domain, variant, coords)
+                    error = None
+                    attempts.append(_attempt(reply, None))
                     break
                 except ParseError as exc:
                     error = f"parse failure: {exc}"
+                    attempts.append(_attempt(reply, str(exc)))
                     if attempt == max_parse_retries:
                         break
-                    retry = [*messages, Message("assistant", reply.text),
-                             Message("user", f"Your reply could not be used: {exc}. Reply with one JSON action.")]
-                    reply = policy.act(TurnInput(retry, obs, index, retry_error=str(exc)))
+                    retry = [*messages, Message("assistant", history_text(reply)),
+                             Message("user", f"Your reply could not be used: {exc}. Reply with exactly one action.")]
+                    reply = policy.act(TurnInput(retry, obs, index, retry_error=str(exc), tools=native))
                     in_tok += reply.input_tokens
                     out_tok += reply.output_tokens
             latency = time.perf_counter() - t0
+            raw = reply.model_reply().raw()
             if action is None:  # recorded as a parse failure, and the episode ends
                 episode.steps.append(StepRecord(index, obs.screenshot, obs.format, obs.width, obs.height, thought,
-                                                reply.text, None, None, "", error, latency, in_tok, out_tok,
-                                                prompt_hash(messages), prefix, len(messages), prompt))
+                                                raw, None, None, "", error, latency, in_tok, out_tok,
+                                                prompt_hash(messages), prefix, len(messages), prompt,
+                                                attempts=attempts))
                 episode.error = error
                 break
             target = element_at(obs, action)
             result = lease.step(action)
             pixels = action_pixels(action, obs.width, obs.height) if obs.width else None
             episode.steps.append(StepRecord(index, obs.screenshot, obs.format, obs.width, obs.height, thought,
-                                            reply.text, action, pixels, result.feedback, result.error, latency,
+                                            raw, action, pixels, result.feedback, result.error, latency,
                                             in_tok, out_tok, prompt_hash(messages), prefix, len(messages), prompt,
-                                            target))
+                                            target, attempts))
             feedback = result.error or result.feedback
-            history.append(Turn(obs.screenshot, f"image/{obs.format}", obs.text, reply.text,
+            history.append(Turn(obs.screenshot, f"image/{obs.format}", obs.text, history_text(reply),
                                 _summary(action, result.feedback, result.error), feedback))
             obs = result.observation
             if result.done:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from guiforge.envs.actions import GRID, Action
 from guiforge.envs.base import Observation
+from guiforge.harness.formats import ModelReply, ToolCall
 from guiforge.harness.parser import format_reply
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.models.base import Message, ModelClient
@@ -30,6 +31,12 @@ class Reply:
     latency_s: float = 0.0
     model: str = ""
     cost_usd: float = 0.0
+    tool_calls: list[ToolCall] = field(default_factory=list)  # native tool calls (text may be "")
+    reasoning: str | None = None  # reasoning fields, thinking blocks
+    cached: bool = False
+
+    def model_reply(self) -> ModelReply:
+        return ModelReply(self.text, list(self.tool_calls), self.reasoning)
 
 
 @dataclass
@@ -38,6 +45,7 @@ class TurnInput:
     observation: Observation
     step_index: int
     retry_error: str | None = None  # the parse error of this turn's previous reply
+    tools: list[dict] | None = None  # the action set as native tools, for a tools format
 
 
 class Policy(Protocol):
@@ -47,18 +55,32 @@ class Policy(Protocol):
 
 
 class ModelPolicy:
-    """A model through the shared client (openai-compatible or anthropic)."""
+    """A model through the shared client (openai-compatible or anthropic), writing actions
+    in its role's action format and coordinate convention.
 
-    def __init__(self, client: ModelClient):
+    ``sample`` is the sample index: it keys the call cache (k samples are k calls; a rerun
+    replays each) and offsets the seed. A retry after an unusable reply skips the cache."""
+
+    def __init__(self, client: ModelClient, sample: int | None = None):
         self.client = client
-        self.name = f"{client.config.provider}:{client.config.model}"
+        self.sample = sample
+        config = client.config
+        self.name = f"{config.provider}:{config.model}"
+        self.action_format = config.action_format
+        self.coords = config.coords
+        self.coord_options = {"min_pixels": config.min_pixels, "max_pixels": config.max_pixels,
+                              "factor": config.resize_factor}
 
     def act(self, turn: TurnInput) -> Reply:
         from guiforge.models.loop import run
 
-        completion = run(self.client.acomplete(turn.messages))
+        params: dict = {} if self.sample is None else {"sample": self.sample}
+        if turn.tools:
+            params["tools"] = turn.tools
+        completion = run(self.client.acomplete(turn.messages, use_cache=turn.retry_error is None, **params))
+        calls = [ToolCall(c.get("name") or "", c.get("arguments"), c.get("id") or "") for c in completion.tool_calls]
         return Reply(completion.text, completion.input_tokens, completion.output_tokens, completion.latency_s,
-                     completion.model, completion.cost_usd)
+                     completion.model, completion.cost_usd, calls, completion.reasoning, completion.cached)
 
 
 class Noise(BaseModel):

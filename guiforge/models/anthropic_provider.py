@@ -22,6 +22,19 @@ def _content(msg: Message) -> str | list[dict[str, Any]]:
     return parts
 
 
+# Anthropic tool types that need a beta header.
+_BETAS = {"computer_20250124": "computer-use-2025-01-24", "bash_20250124": "computer-use-2025-01-24",
+          "computer_20241022": "computer-use-2024-10-22", "bash_20241022": "computer-use-2024-10-22"}
+
+
+def _tool(spec: dict[str, Any]) -> dict[str, Any]:
+    """A neutral function spec as an Anthropic tool; typed tools (computer use) as they are."""
+    if "type" in spec:
+        return spec
+    return {"name": spec["name"], "description": spec.get("description", ""),
+            "input_schema": spec.get("parameters") or {"type": "object", "properties": {}}}
+
+
 class AnthropicClient(ModelClient):
     def __init__(self, config, cache=None):
         super().__init__(config, cache)
@@ -37,15 +50,22 @@ class AnthropicClient(ModelClient):
             "messages": [{"role": m.role, "content": _content(m)} for m in messages if m.role != "system"],
             "max_tokens": params.get("max_tokens", self.config.max_tokens),
         }
-        temperature = params.get("temperature", self.config.temperature)
-        if temperature is not None:  # servers accept it in the body (the SDK's create no longer does)
-            body["temperature"] = temperature
+        # Sampling goes in the body (the SDK's create no longer takes all of it); no seed here.
+        body |= {k: v for k, v in self.config.sampling(params.get("sample")).items() if k != "seed"}
+        if params.get("temperature") is not None:
+            body["temperature"] = params["temperature"]
         if system:
             body["system"] = system
+        headers: dict[str, str] = {}
+        if params.get("tools"):
+            body["tools"] = [_tool(t) for t in params["tools"]]
+            betas = sorted({_BETAS[t["type"]] for t in params["tools"] if t.get("type") in _BETAS})
+            if betas:
+                headers["anthropic-beta"] = ",".join(betas)
         try:
             # The SDK's low-level post (auth, version header, timeouts, error types) with the
             # reply as plain JSON, without messages.create's TypedDict walk and pydantic models.
-            resp = await self.client.post("/v1/messages", body=body, cast_to=object)
+            resp = await self.client.post("/v1/messages", body=body, cast_to=object, options={"headers": headers})
         except (anthropic.RateLimitError, anthropic.InternalServerError, anthropic.APITimeoutError,
                 anthropic.APIConnectionError) as exc:
             raise TransientError(f"{type(exc).__name__}: {exc}") from exc
@@ -55,7 +75,11 @@ class AnthropicClient(ModelClient):
             raise
         if not isinstance(resp, dict) or not isinstance(resp.get("content"), list):
             raise ValueError(f"{self.endpoint}: a message reply without content: {str(resp)[:200]}")
-        text = "".join(b.get("text", "") for b in resp["content"] if isinstance(b, dict) and b.get("type") == "text")
+        blocks = [b for b in resp["content"] if isinstance(b, dict)]
+        text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+        thinking = "\n\n".join(b.get("thinking", "") for b in blocks if b.get("type") == "thinking")
+        calls = [{"id": b.get("id") or "", "name": b.get("name") or "", "arguments": b.get("input")}
+                 for b in blocks if b.get("type") == "tool_use"]
         usage = resp.get("usage") or {}
         return Completion(
             text=text,
@@ -63,6 +87,8 @@ class AnthropicClient(ModelClient):
             input_tokens=usage.get("input_tokens") or 0,
             output_tokens=usage.get("output_tokens") or 0,
             extra={"stop_reason": resp.get("stop_reason")},
+            tool_calls=calls,
+            reasoning=thinking or None,
         )
 
     async def aclose(self) -> None:

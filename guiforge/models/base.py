@@ -65,6 +65,11 @@ class Completion:
     attempts: int = 1
     retry_wait_s: float = 0.0  # slept between attempts (backoff, retry-after)
     extra: dict[str, Any] = field(default_factory=dict)
+    # Native tool calls as the wire sent them: [{"id", "name", "arguments"}] (arguments a
+    # JSON string from OpenAI-compatible servers, an object from Anthropic); text may be "".
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    # The model's reasoning: `reasoning_content` / `reasoning` fields, Anthropic thinking blocks.
+    reasoning: str | None = None
 
 
 class TransientError(Exception):
@@ -149,9 +154,14 @@ class ModelClient(ABC):
         return fingerprint({"model": self.config.identity(), "messages": [m.key() for m in messages],
                             "params": params}, 32)
 
-    async def acomplete(self, messages: list[Message], **params: Any) -> Completion:
+    async def acomplete(self, messages: list[Message], use_cache: bool = True, **params: Any) -> Completion:
+        """One call. ``params``: ``max_tokens``, ``json``, ``tools`` (neutral function specs or
+        provider-typed tool dicts), ``sample`` (the sample index: k samples are k calls, each
+        replayed from the cache on a rerun, and sample k is sent seed + k where a seed is
+        set). ``use_cache=False`` neither reads nor writes the cache (a retry after a reply
+        that could not be used must be a fresh draw)."""
         # The key hashes every image of the prompt: computed only when a cache will use it.
-        key = self.cache_key(messages, **params) if self.cache is not None else None
+        key = self.cache_key(messages, **params) if self.cache is not None and use_cache else None
         if key is not None:
             hit = self.cache.get(key)
             if hit is not None:

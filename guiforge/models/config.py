@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 DEFAULT_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-sonnet-4-5"}
 
@@ -26,6 +26,8 @@ class ModelConfig(BaseModel):
     base_url: str | None = None
     api_key_env: str | None = Field(default=None, description="name of the env var holding the key")
     temperature: float | None = Field(default=None, ge=0, le=2, description="None: the provider's default")
+    top_p: float | None = Field(default=None, gt=0, le=1, description="None: the provider's default")
+    seed: int | None = Field(default=None, description="sent where the server takes one; sample k gets seed + k")
     max_tokens: int = Field(default=4096, gt=0)
     concurrency: int = Field(default=8, ge=1, le=1024, description="calls in flight per endpoint")
     timeout_s: float = Field(default=120.0, gt=0)
@@ -33,6 +35,35 @@ class ModelConfig(BaseModel):
     max_parse_attempts: int = Field(default=3, ge=1, le=10)
     cache: bool = True
     prices: Prices = Field(default_factory=Prices)
+    # How this model writes actions and points (a policy role: the teacher, a student).
+    action_format: str = Field(default="guiforge", description="a codec of guiforge.harness.formats or module:Class")
+    coords: Literal["grid999", "grid1000", "unit", "pixels", "resized"] | None = Field(
+        default=None, description="the coordinate convention; None: the action format's own")
+    min_pixels: int | None = Field(default=None, gt=0, description="resized coords: the processor's min_pixels")
+    max_pixels: int | None = Field(default=None, gt=0, description="resized coords: the processor's max_pixels")
+    resize_factor: int | None = Field(default=None, gt=0, description="resized coords: 28 (Qwen2.5-VL), 32 (Qwen3-VL)")
+
+    @field_validator("action_format")
+    @classmethod
+    def _known_format(cls, value: str) -> str:
+        from guiforge.harness.formats import BUILTIN  # the codecs live with the harness
+
+        if value not in BUILTIN and ":" not in value:
+            raise ValueError(f"unknown action format {value!r}; use one of {', '.join(BUILTIN)} or module:ClassName")
+        return value
+
+    @model_validator(mode="after")
+    def _format_fits_provider(self) -> ModelConfig:
+        if self.action_format == "anthropic_computer" and self.provider == "openai":
+            raise ValueError("action_format anthropic_computer is Anthropic's computer-use tool: use provider "
+                             "anthropic, or openai_tools / qwen_vl_tools for an OpenAI-compatible server")
+        return self
+
+    def sampling(self, sample: int | None = None) -> dict:
+        """The sampling settings a request carries (and lineage records) for sample ``sample``."""
+        seed = None if self.seed is None else self.seed + (sample or 0)
+        return {k: v for k, v in {"temperature": self.temperature, "top_p": self.top_p, "seed": seed}.items()
+                if v is not None}
 
     def resolved(self) -> ModelConfig:
         """Fill provider, endpoint and model from the environment where left open.
@@ -70,8 +101,15 @@ class ModelConfig(BaseModel):
 
     def identity(self) -> dict:
         """What about this model changes outputs (for run and cache fingerprints)."""
-        return {"provider": self.provider, "model": self.model, "base_url": self.base_url,
-                "temperature": self.temperature, "max_tokens": self.max_tokens}
+        out = {"provider": self.provider, "model": self.model, "base_url": self.base_url,
+               "temperature": self.temperature, "max_tokens": self.max_tokens}
+        # Added settings enter only when set, so fingerprints of existing configs hold.
+        extra = {"top_p": self.top_p, "seed": self.seed, "coords": self.coords, "min_pixels": self.min_pixels,
+                 "max_pixels": self.max_pixels, "resize_factor": self.resize_factor}
+        out |= {k: v for k, v in extra.items() if v is not None}
+        if self.action_format != "guiforge":
+            out["action_format"] = self.action_format
+        return out
 
     @property
     def offline(self) -> bool:

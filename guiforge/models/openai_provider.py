@@ -22,6 +22,14 @@ def _content(msg: Message) -> str | list[dict[str, Any]]:
     return parts
 
 
+def _tool(spec: dict[str, Any]) -> dict[str, Any]:
+    """A neutral function spec as an OpenAI tool."""
+    if "type" in spec:
+        raise ValueError(f"tool {spec.get('name')!r} of type {spec['type']!r} is Anthropic's own; "
+                         "use the anthropic provider for it (or a function-tools action format)")
+    return {"type": "function", "function": spec}
+
+
 class OpenAIClient(ModelClient):
     def __init__(self, config, cache=None):
         super().__init__(config, cache)
@@ -37,11 +45,13 @@ class OpenAIClient(ModelClient):
             "messages": [{"role": m.role, "content": _content(m)} for m in messages],
             "max_tokens": params.get("max_tokens", self.config.max_tokens),
         }
-        temperature = params.get("temperature", self.config.temperature)
-        if temperature is not None:
-            body["temperature"] = temperature
+        body |= self.config.sampling(params.get("sample"))
+        if params.get("temperature") is not None:
+            body["temperature"] = params["temperature"]
         if params.get("json"):
             body["response_format"] = {"type": "json_object"}
+        if params.get("tools"):
+            body["tools"] = [_tool(t) for t in params["tools"]]
         try:
             # The SDK's low-level post (its auth, headers, timeouts and error types) with the
             # reply as plain JSON: chat.completions.create re-walks the request against its
@@ -59,12 +69,23 @@ class OpenAIClient(ModelClient):
         except (KeyError, IndexError, TypeError):
             raise ValueError(f"{self.endpoint}: a chat completion without choices: {str(resp)[:200]}") from None
         usage = resp.get("usage") or {}
+        message = choice.get("message") or {}
+        calls = []
+        for call in message.get("tool_calls") or []:
+            if not isinstance(call, dict):
+                continue
+            function = call.get("function") or {}
+            calls.append({"id": call.get("id") or "", "name": function.get("name") or "",
+                          "arguments": function.get("arguments")})
+        reasoning = message.get("reasoning_content") or message.get("reasoning")
         return Completion(
-            text=(choice.get("message") or {}).get("content") or "",
+            text=message.get("content") or "",
             model=resp.get("model") or self.config.model or "",
             input_tokens=usage.get("prompt_tokens") or 0,
             output_tokens=usage.get("completion_tokens") or 0,
             extra={"finish_reason": choice.get("finish_reason")},
+            tool_calls=calls,
+            reasoning=reasoning if isinstance(reasoning, str) else None,
         )
 
     async def aclose(self) -> None:

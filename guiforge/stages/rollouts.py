@@ -101,7 +101,7 @@ class RolloutsStage(Stage):
         if model.offline:
             return ScriptedTeacher(json.loads(row["reference_json"]), row["domain"], row["variant"], self.config.noise,
                                    seed=int(fingerprint([ctx.seed, sample], 8), 16), task_id=row["task_id"])
-        return ModelPolicy(ctx.client(self.model_role))
+        return ModelPolicy(ctx.client(self.model_role), sample=sample)
 
     def run(self, ctx, shard: ShardPlan):
         from guiforge.lake.blobs import ContentStore, ShardContent
@@ -149,9 +149,15 @@ class RolloutsStage(Stage):
         trajectories, steps = [], []
         for row, episodes in zip(rows, collected, strict=True):
             task_id = row["task_id"]
-            system_hash = hash_messages([Message("system", system_prompt(row["domain"], row["variant"]))])
+            default_system = system_prompt(row["domain"], row["variant"])
             phone = {"phone_screenshots": self.config.phone_screenshots} if row["domain"] == "mobile" else {}
+            model = ctx.model(self.model_role)
             for sample, policy_name, episode in episodes:
+                system_hash = hash_messages([Message("system", episode.system_prompt or default_system)])
+                # How the teacher was asked: its action format, coordinates and sampling.
+                lineage = {} if model.offline else {
+                    "action_format": episode.action_format, "coords": episode.coords,
+                    "sampling": model.sampling(sample)}
                 trajectory_id = "trj_" + fingerprint([task_id, sample, policy_name, ctx.seed, harness], 14)
                 verdict = episode.verdict
                 trajectories.append({
@@ -162,7 +168,7 @@ class RolloutsStage(Stage):
                     "criteria_json": json.dumps(verdict.as_dict() if verdict else None),
                     "teacher_model": policy_name,
                     "harness_json": json.dumps({**harness, "variant": row["variant"], "answer": episode.answer,
-                                                "status": episode.status, **phone}),
+                                                "status": episode.status, **phone, **lineage}),
                     "prompt_hash": system_hash, "seed": ctx.seed, "wall_s": episode.wall_s,
                     "input_tokens": episode.input_tokens, "output_tokens": episode.output_tokens,
                     "error": episode.error,
@@ -181,5 +187,6 @@ class RolloutsStage(Stage):
                         "prefix_messages": s.prefix_messages,
                         "prompt_json": json.dumps(s.prompt, ensure_ascii=False),
                         "target_json": json.dumps(s.target, ensure_ascii=False) if s.target else None,
+                        "attempts_json": json.dumps(s.attempts, ensure_ascii=False),
                     })
         return {"trajectories": trajectories, "steps": steps, "images": images.rows}

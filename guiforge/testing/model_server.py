@@ -1,7 +1,11 @@
 """A local HTTP server that speaks the OpenAI chat-completions and Anthropic messages wire
 formats, for tests and benchmarks driven through the official SDKs.
 
-Replies come from a ``responder(provider, request_json) -> str``; the server can inject
+Replies come from a ``responder(provider, request_json)``: a string is the reply's text;
+a dict is the message itself, so a responder can answer as GUI models do: for OpenAI
+``{"content": None, "tool_calls": [{"function": {"name", "arguments"}}], "reasoning_content":
+...}`` (ids and types are filled in), for Anthropic ``{"content": [{"type": "thinking", ...},
+{"type": "text", ...}, {"type": "tool_use", "name", "input"}]}``. The server can inject
 429/5xx faults, heavy-tailed latency and a concurrency limit beyond which it answers 429,
 the way real inference servers behave.
 """
@@ -17,7 +21,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-Responder = Callable[[str, dict[str, Any]], str]
+Responder = Callable[[str, dict[str, Any]], "str | dict[str, Any]"]
 
 
 @dataclass
@@ -36,6 +40,7 @@ class Recorded:
     status: int
     started: float
     finished: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)  # lower-cased names
 
 
 def lognormal_latency(median_s: float = 0.2, p99_s: float = 2.0) -> Callable[[random.Random], float]:
@@ -85,10 +90,11 @@ class ModelServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
+                headers = {k.lower(): v for k, v in self.headers.items()}
                 if self.path.endswith("/chat/completions"):
-                    status, payload = server._handle("openai", body)
+                    status, payload = server._handle("openai", body, headers)
                 elif self.path.endswith("/messages"):
-                    status, payload = server._handle("anthropic", body)
+                    status, payload = server._handle("anthropic", body, headers)
                 else:
                     status, payload = 404, {"error": {"message": f"no route {self.path}"}}
                 data = json.dumps(payload).encode()
@@ -126,9 +132,10 @@ class ModelServer:
         self._httpd.server_close()
 
     # -- behaviour ---------------------------------------------------------------------
-    def _handle(self, provider: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def _handle(self, provider: str, body: dict[str, Any],
+                headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
         b = self.behaviour
-        rec = Recorded(provider, body, 200, time.perf_counter())
+        rec = Recorded(provider, body, 200, time.perf_counter(), headers=headers or {})
         with self._lock:
             self.requests.append(rec)
             n = len(self.requests)
@@ -147,25 +154,53 @@ class ModelServer:
         try:
             if delay:
                 time.sleep(delay)
-            text = self.responder(provider, body)
+            answer = self.responder(provider, body)
         finally:
             with self._lock:
                 self._in_flight -= 1
         rec.finished = time.perf_counter()
         prompt = _tokens(_prompt_text(provider, body))
         model = body.get("model", "local-model")
+        out = _tokens(answer if isinstance(answer, str) else json.dumps(answer))
         if provider == "openai":
+            message = _openai_message(answer, n)
             return 200, {
                 "id": f"chatcmpl-{n}", "object": "chat.completion", "created": int(time.time()), "model": model,
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": prompt, "completion_tokens": _tokens(text),
-                          "total_tokens": prompt + _tokens(text)},
+                "choices": [{"index": 0, "message": message,
+                             "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
+                "usage": {"prompt_tokens": prompt, "completion_tokens": out, "total_tokens": prompt + out},
             }
+        blocks = _anthropic_blocks(answer, n)
         return 200, {
-            "id": f"msg_{n}", "type": "message", "role": "assistant", "model": model,
-            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": None,
-            "usage": {"input_tokens": prompt, "output_tokens": _tokens(text)},
+            "id": f"msg_{n}", "type": "message", "role": "assistant", "model": model, "content": blocks,
+            "stop_reason": "tool_use" if any(b.get("type") == "tool_use" for b in blocks) else "end_turn",
+            "stop_sequence": None, "usage": {"input_tokens": prompt, "output_tokens": out},
         }
+
+
+def _openai_message(answer: str | dict[str, Any], n: int) -> dict[str, Any]:
+    if isinstance(answer, str):
+        return {"role": "assistant", "content": answer}
+    message = {"role": "assistant", "content": None, **answer}
+    calls = []
+    for i, call in enumerate(message.get("tool_calls") or []):
+        calls.append({"id": call.get("id") or f"call_{n}_{i}", "type": "function", **call})
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+def _anthropic_blocks(answer: str | dict[str, Any], n: int) -> list[dict[str, Any]]:
+    if isinstance(answer, str):
+        return [{"type": "text", "text": answer}]
+    blocks = []
+    for i, block in enumerate(answer.get("content") or []):
+        if block.get("type") == "tool_use":
+            block = {"id": f"toolu_{n}_{i}", **block}
+        elif block.get("type") == "thinking":
+            block = {"signature": "local", **block}
+        blocks.append(block)
+    return blocks
 
 
 def _error(provider: str, status: int) -> dict[str, Any]:

@@ -1,0 +1,270 @@
+"""Qwen2.5-VL / Qwen3-VL computer use: one ``computer_use`` tool (``mobile_use`` on a phone)
+whose ``action`` argument names the action, points as ``coordinate: [x, y]``.
+
+``qwen_vl`` tells the model the tool in the system prompt (Qwen's ``<tools>`` block) and
+reads ``<tool_call>{...}</tool_call>`` from the content, as the cookbooks run it;
+``qwen_vl_tools`` sends the tool natively and reads the server's tool calls. Both read
+either place. Coordinates: pixels of the smart-resized image (Qwen2.5-VL, ``resized``) or
+0-1000 (Qwen3-VL, ``grid1000``), as declared per model.
+
+Our vocabulary where Qwen's has no word: ``left_click_drag`` takes ``start_coordinate``
+(Qwen's drags from wherever the mouse is), ``scroll`` may take ``coordinate``, and
+``goto``, ``back``, ``bash`` are actions of the tool; ``call_tool`` is a function of its own.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from guiforge.envs.actions import Action, action_set
+from guiforge.harness.formats.base import (
+    ModelReply,
+    ParseError,
+    ToolCall,
+    model_fields,
+    take,
+    whole_number,
+)
+from guiforge.harness.formats.coords import CoordSystem
+from guiforge.harness.formats.tools import FunctionTools, function_arguments, function_spec
+
+_COMPUTER = {  # canonical type -> Qwen action
+    "click": "left_click", "double_click": "double_click", "right_click": "right_click",
+    "drag": "left_click_drag", "scroll": "scroll", "type": "type", "key": "key", "hotkey": "key",
+    "wait": "wait", "answer": "answer", "terminate": "terminate", "goto": "goto", "back": "back",
+    "bash": "bash",
+}
+_MOBILE = {
+    "tap": "click", "long_press": "long_press", "swipe": "swipe", "type": "type", "back": "system_button",
+    "home": "system_button", "enter": "system_button", "open_app": "open", "wait": "wait",
+    "answer": "answer", "terminate": "terminate",
+}
+_BUTTONS = {"back": "Back", "home": "Home", "enter": "Enter"}
+_DOCS = {
+    "left_click": "Click the left mouse button at `coordinate`.",
+    "double_click": "Double-click the left mouse button at `coordinate`.",
+    "right_click": "Click the right mouse button at `coordinate`.",
+    "left_click_drag": "Press at `start_coordinate`, drag to `coordinate`, release.",
+    "scroll": "Scroll the wheel by `pixels` (positive up, negative down) at `coordinate`; "
+              "`hscroll`-style horizontal scrolls take `direction` left or right.",
+    "type": "Type `text` into the focused field.",
+    "key": "Press `keys` together (one key, or a combination such as [\"ctrl\", \"s\"]).",
+    "wait": "Wait `time` seconds for the screen to change.",
+    "answer": "Give the final answer `text` and end the task.",
+    "terminate": "End the task with `status` success, failure or infeasible.",
+    "goto": "Open an app by name (or one of its paths) given as `text`.",
+    "back": "Go back.",
+    "bash": "Run `command` in the terminal (the workspace is the cwd).",
+    "click": "Tap the point `coordinate`.",
+    "long_press": "Press and hold at `coordinate`.",
+    "swipe": "Swipe from `coordinate` to `coordinate2`.",
+    "system_button": "Press the system `button`: Back, Home or Enter.",
+    "open": "Open the app named `text`.",
+}
+
+
+def _point(args: dict[str, Any], key: str, action: str) -> tuple[Any, Any]:
+    value = args.get(key)
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        raise ParseError(f"{action} needs {key} as [x, y], got {json.dumps(value)[:60]}")
+    return value[0], value[1]
+
+
+class QwenComputerUse(FunctionTools):
+    name = "qwen_vl"
+    native_tools = False
+    template = "qwen_vl.j2"
+    default_coords = "resized"
+    description = "Qwen-VL computer_use / mobile_use <tool_call> in the content"
+
+    @staticmethod
+    def tool_name(domain: str) -> str:
+        return "mobile_use" if domain == "mobile" else "computer_use"
+
+    def tools(self, domain: str, variant: str | None, coords: CoordSystem) -> list[dict[str, Any]]:
+        kinds = action_set(domain, variant)
+        table = _MOBILE if domain == "mobile" else _COMPUTER
+        actions = sorted({table[k] for k in kinds if k in table})
+        out = []
+        if actions:
+            point = {"type": "array", "items": {"type": "integer" if coords.integral else "number"},
+                     "description": coords.describe()}
+            props: dict[str, Any] = {
+                "action": {"type": "string", "enum": actions,
+                           "description": "\n".join(f"* `{a}`: {_DOCS[a]}" for a in actions)},
+                "coordinate": point, "text": {"type": "string"}, "time": {"type": "number"},
+            }
+            if domain == "mobile":
+                props |= {"coordinate2": point, "button": {"type": "string", "enum": ["Back", "Home", "Enter"]}}
+            else:
+                props |= {"start_coordinate": point, "keys": {"type": "array", "items": {"type": "string"}},
+                          "pixels": {"type": "integer"}, "direction": {"type": "string", "enum": ["left", "right"]},
+                          "command": {"type": "string"}}
+            props["status"] = {"type": "string", "enum": ["success", "failure", "infeasible"]}
+            screen = f" The screen's resolution is {coords.space[0]}x{coords.space[1]}." if coords.space else ""
+            out.append({"name": self.tool_name(domain),
+                        "description": f"Use a mouse and keyboard to interact with the screen.{screen} "
+                                       + coords.describe(),
+                        "parameters": {"type": "object", "properties": props, "required": ["action"]}})
+        if "call_tool" in kinds:
+            out.append(function_spec("call_tool", coords))
+        return out
+
+    def to_canonical(self, call: ToolCall, args: dict[str, Any], domain: str) -> dict[str, Any]:
+        if call.name == "call_tool":
+            return super().to_canonical(call, args, domain)
+        if call.name != self.tool_name(domain):
+            raise ParseError(f"there is no tool {call.name!r}; call {self.tool_name(domain)}")
+        action = args.get("action")
+        if not isinstance(action, str):
+            raise ParseError(f"{call.name} needs action as a string, got {json.dumps(action)[:60]}")
+        return self._mobile(action, args) if domain == "mobile" else self._computer(action, args)
+
+    def _computer(self, action: Any, args: dict[str, Any]) -> dict[str, Any]:
+        pointer = {"left_click": "click", "double_click": "double_click", "right_click": "right_click"}
+        if action in pointer:
+            take(args, action, {"action", "coordinate"}, ("coordinate",))
+            x, y = _point(args, "coordinate", action)
+            return {"type": pointer[action], "x": x, "y": y}
+        if action == "left_click_drag":
+            take(args, action, {"action", "start_coordinate", "coordinate"}, ("start_coordinate", "coordinate"))
+            (x, y), (x2, y2) = _point(args, "start_coordinate", action), _point(args, "coordinate", action)
+            return {"type": "drag", "x": x, "y": y, "x2": x2, "y2": y2}
+        if action == "scroll":
+            take(args, action, {"action", "coordinate", "pixels", "direction"}, ("pixels",))
+            x, y = _point(args, "coordinate", action) if "coordinate" in args else (None, None)
+            pixels = whole_number(args["pixels"], "scroll's pixels")
+            if args.get("direction") in ("left", "right"):
+                direction = args["direction"]
+            elif args.get("direction") is not None:
+                raise ParseError("scroll's direction is left or right (vertical scrolls use the sign of pixels)")
+            else:
+                direction = "up" if pixels > 0 else "down"
+            return {"type": "scroll", "x": x, "y": y, "direction": direction, "amount": abs(pixels)}
+        if action in ("type", "answer", "goto"):
+            take(args, action, {"action", "text"}, ("text",))
+            return {"type": action, ("answer" if action == "answer" else "text"): args["text"]}
+        if action == "key":
+            take(args, action, {"action", "keys"}, ("keys",))
+            keys = args["keys"] if isinstance(args["keys"], list) else [args["keys"]]
+            return {"type": "hotkey" if len(keys) > 1 else "key", "keys": keys}
+        if action == "bash":
+            take(args, action, {"action", "command"}, ("command",))
+            return {"type": "bash", "text": args["command"]}
+        return self._common(action, args, "left_click, double_click, right_click, left_click_drag, scroll, "
+                                          "type, key, wait, answer, terminate")
+
+    def _mobile(self, action: Any, args: dict[str, Any]) -> dict[str, Any]:
+        if action in ("click", "long_press"):
+            take(args, action, {"action", "coordinate"}, ("coordinate",))
+            x, y = _point(args, "coordinate", action)
+            return {"type": "tap" if action == "click" else "long_press", "x": x, "y": y}
+        if action == "swipe":
+            take(args, action, {"action", "coordinate", "coordinate2"}, ("coordinate", "coordinate2"))
+            (x, y), (x2, y2) = _point(args, "coordinate", action), _point(args, "coordinate2", action)
+            return {"type": "swipe", "x": x, "y": y, "x2": x2, "y2": y2}
+        if action in ("type", "answer", "open"):
+            take(args, action, {"action", "text"}, ("text",))
+            field = {"type": "text", "answer": "answer", "open": "app"}[action]
+            return {"type": "open_app" if action == "open" else action, field: args["text"]}
+        if action == "system_button":
+            take(args, action, {"action", "button"}, ("button",))
+            kind = {v.lower(): k for k, v in _BUTTONS.items()}.get(str(args["button"]).lower())
+            if kind is None:
+                raise ParseError(f"system_button's button is Back, Home or Enter, not {args['button']!r}")
+            return {"type": kind}
+        return self._common(action, args, "click, long_press, swipe, type, system_button, open, wait, answer, "
+                                          "terminate")
+
+    def _common(self, action: Any, args: dict[str, Any], known: str) -> dict[str, Any]:
+        if action == "wait":
+            take(args, action, {"action", "time"})
+            time = args.get("time")
+            return {"type": "wait", "amount": None if time is None else whole_number(time, "wait's time")}
+        if action == "terminate":
+            take(args, action, {"action", "status"}, ("status",))
+            return {"type": "terminate", "status": args["status"]}
+        if action == "back":
+            take(args, action, {"action"})
+            return {"type": "back"}
+        raise ParseError(f"action {action!r} is not one of: {known}")
+
+    def from_canonical(self, action: Action, coords: CoordSystem, domain: str | None) -> tuple[str, dict[str, Any]]:
+        # Without a domain, mobile-only types say it is a phone; the rest are computer_use.
+        f = model_fields(action, coords)
+        kind = f.pop("type")
+        if kind == "call_tool":
+            return function_arguments(action, coords)
+        if kind in ("tap", "long_press", "swipe", "home", "enter", "open_app") or domain == "mobile":
+            return "mobile_use", self._mobile_args(kind, f)
+        args: dict[str, Any] = {"action": _COMPUTER[kind]}
+        if kind in ("click", "double_click", "right_click"):
+            args["coordinate"] = [f["x"], f["y"]]
+        elif kind == "drag":
+            args |= {"start_coordinate": [f["x"], f["y"]], "coordinate": [f["x2"], f["y2"]]}
+        elif kind == "scroll":
+            if "x" in f:
+                args["coordinate"] = [f["x"], f["y"]]
+            amount = f.get("amount", 3)
+            args["pixels"] = amount if f["direction"] in ("up", "right") else -amount
+            if f["direction"] in ("left", "right"):
+                args["direction"] = f["direction"]
+                args["pixels"] = amount
+        elif kind in ("type", "goto"):
+            args["text"] = f["text"]
+        elif kind == "answer":
+            args["text"] = f["answer"]
+        elif kind in ("key", "hotkey"):
+            args["keys"] = f["keys"]
+        elif kind == "bash":
+            args["command"] = f["text"]
+        elif kind == "wait" and "amount" in f:
+            args["time"] = f["amount"]
+        elif kind == "terminate":
+            args["status"] = f["status"]
+        return "computer_use", args
+
+    def _mobile_args(self, kind: str, f: dict[str, Any]) -> dict[str, Any]:
+        args: dict[str, Any] = {"action": _MOBILE[kind]}
+        if kind in ("tap", "long_press"):
+            args["coordinate"] = [f["x"], f["y"]]
+        elif kind == "swipe":
+            args |= {"coordinate": [f["x"], f["y"]], "coordinate2": [f["x2"], f["y2"]]}
+        elif kind in _BUTTONS:
+            args["button"] = _BUTTONS[kind]
+        elif kind == "open_app":
+            args["text"] = f["app"]
+        elif kind == "type":
+            args["text"] = f["text"]
+        elif kind == "answer":
+            args["text"] = f["answer"]
+        elif kind == "wait" and "amount" in f:
+            args["time"] = f["amount"]
+        elif kind == "terminate":
+            args["status"] = f["status"]
+        return args
+
+    def encode_action(self, thought: str, action: Action, coords: CoordSystem,
+                      domain: str | None = None) -> str | dict[str, Any]:
+        name, args = self.from_canonical(action, coords, domain)
+        call = json.dumps({"name": name, "arguments": args}, ensure_ascii=False)
+        return (f"{thought}\n" if thought else "") + f"<tool_call>\n{call}\n</tool_call>"
+
+
+class QwenComputerUseTools(QwenComputerUse):
+    name = "qwen_vl_tools"
+    native_tools = True
+    template = "tools.j2"
+    description = "Qwen-VL computer_use / mobile_use as native tool calls"
+
+    def encode_action(self, thought: str, action: Action, coords: CoordSystem,
+                      domain: str | None = None) -> str | dict[str, Any]:
+        name, args = self.from_canonical(action, coords, domain)
+        return {"role": "assistant", "content": thought or None,
+                "tool_calls": [{"id": "call_0", "type": "function",
+                                "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}}]}
+
+    @staticmethod
+    def as_reply(encoded: str | dict[str, Any]) -> ModelReply:
+        return FunctionTools.as_reply(encoded)
