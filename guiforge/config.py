@@ -15,7 +15,7 @@ from guiforge.models.config import ModelConfig
 from guiforge.paths import DEFAULT_PIPELINE
 from guiforge.yamlfile import describe_validation_error, line_of, load_yaml
 
-ROLES = ("world_builder", "task_author", "teacher", "judge", "relabeler", "diagnoser")
+ROLES = ("world_builder", "task_author", "teacher", "judge", "fallback_judge", "relabeler", "diagnoser")
 
 
 class StageEntry(BaseModel):
