@@ -34,6 +34,28 @@ def table_source(lake: Lake, table: str) -> str | None:
     return f"read_parquet({_quote(lake.table_glob(table))}, union_by_name=true)"
 
 
+def create_table_views(con: duckdb.DuckDBPyConnection, lake: Lake) -> None:
+    """One view per table (an empty table of the right columns where nothing is committed,
+    so queries still bind), then the ready-made views of guiforge/views.py over them."""
+    from guiforge.views import create_views
+
+    for name, spec in TABLES.items():
+        source = table_source(lake, name)
+        if source:
+            con.execute(f"CREATE VIEW {name} AS SELECT * FROM {source}")
+        else:
+            empty = spec.schema.empty_table()  # noqa: F841 - read by DuckDB by name
+            con.execute(f"CREATE TABLE {name} AS SELECT * FROM empty")
+    create_views(con)
+
+
+def open_catalog(lake: Lake) -> duckdb.DuckDBPyConnection:
+    """An in-memory connection with the catalog's views, for any lake (local or remote)."""
+    con = connect(lake)
+    create_table_views(con, lake)
+    return con
+
+
 def write_catalog(lake: Lake, path: str | Path | None = None) -> Path | None:
     """Write ``<lake>/catalog.duckdb`` (local lakes) or ``path``: one view per table.
     Written under a temporary name and renamed, so a reader never sees half a catalog."""
@@ -50,14 +72,7 @@ def write_catalog(lake: Lake, path: str | Path | None = None) -> Path | None:
         # An older storage version, so any DuckDB CLI since 1.0 can open the catalog.
         con.execute(f"ATTACH {_quote(str(tmp))} AS catalog (STORAGE_VERSION 'v1.0.0')")
         con.execute("USE catalog")
-        for name, spec in TABLES.items():
-            source = table_source(lake, name)
-            if source:
-                con.execute(f"CREATE VIEW {name} AS SELECT * FROM {source}")
-            else:
-                # An empty table of the right columns, so queries still bind.
-                empty = spec.schema.empty_table()  # noqa: F841 - read by DuckDB by name
-                con.execute(f"CREATE TABLE {name} AS SELECT * FROM empty")
+        create_table_views(con, lake)
     finally:
         con.close()
     os.replace(tmp, path)

@@ -231,9 +231,42 @@ def _print_stats(lake_uri: str, run_id: str | None) -> None:
         for row in summary:
             ro.add_row(*(str(v) for v in row))
         out.print(ro)
+    _print_curation(lake, run_id)
     catalog = write_catalog(lake)
     if catalog:
         out.print(f"DuckDB catalog: {catalog}  (duckdb {catalog} -c 'SELECT count(*) FROM worlds')")
+
+
+def _print_curation(lake, run_id: str | None) -> None:
+    """The funnel (trajectories -> accepted -> RL pool, by domain) and the judge audit."""
+    from guiforge.catalog import open_catalog
+
+    con = open_catalog(lake)
+    try:
+        where = "WHERE run_id = ?" if run_id else ""
+        args = [run_id] if run_id else []
+        funnel = con.execute(f"SELECT * EXCLUDE (run_id) FROM funnel {where}", args).fetchall()
+        audit = con.execute(f"SELECT judge, domain, n, tp, fp, tn, fn, precision, recall, accuracy, kappa, "
+                            f"len(disagreeing) FROM judge_audit {where} {'AND' if where else 'WHERE'} level <> 'skill'",
+                            args).fetchall()
+    finally:
+        con.close()
+    if any(row[5] for row in funnel):  # trajectories
+        fu = Table(title="funnel by domain")
+        for col in ("domain", "candidates", "gated", "rolled out", "trajectories", "env failures", "verifier passed",
+                    "judge passed", "accepted (SFT)", "RL pool", "RL quota"):
+            fu.add_column(col, justify="left" if col == "domain" else "right")
+        for row in funnel:
+            fu.add_row(*("-" if v is None else str(v) for v in row))
+        out.print(fu)
+    if audit:
+        au = Table(title="judge audit vs the verifier (per judge and domain; per skill: the judge_audit view)")
+        for col in ("judge", "domain", "n", "TP", "FP", "TN", "FN", "precision", "recall", "accuracy", "kappa",
+                    "disagree"):
+            au.add_column(col, justify="left" if col in ("judge", "domain") else "right")
+        for judge, domain, *rest in audit:
+            au.add_row(judge, domain or "all", *("-" if v is None else str(v) for v in rest))
+        out.print(au)
 
 
 def main() -> None:

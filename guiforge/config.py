@@ -15,7 +15,7 @@ from guiforge.models.config import ModelConfig
 from guiforge.paths import DEFAULT_PIPELINE
 from guiforge.yamlfile import describe_validation_error, line_of, load_yaml
 
-ROLES = ("world_builder", "task_author", "teacher", "judge", "relabeler", "diagnoser")
+ROLES = ("world_builder", "task_author", "teacher", "judge", "fallback_judge", "relabeler", "diagnoser")
 
 
 class StageEntry(BaseModel):
@@ -59,7 +59,7 @@ class Pipeline:
         return self.config.run_id or f"{self.config.name}-{self.fingerprint}"
 
     def model_roles(self) -> set[str]:
-        return set(self.config.models) | {s.model_role for s in self.stages if s.model_role}
+        return set(self.config.models) | {r for s in self.stages for r in s.model_roles()}
 
     def model(self, role: str) -> ModelConfig:
         return self.config.models.get(role, ModelConfig()).resolved()
@@ -132,15 +132,15 @@ def build_pipeline(
     ordered = _order(stages, source, lines)
     pipeline = Pipeline(config, ordered, source)
     for s in ordered:
-        if s.model_role and s.model_role not in ROLES:
-            raise ConfigError(source, f"stages.{s.name}", f"unknown model role {s.model_role!r}")
-        try:
-            model = pipeline.model(s.model_role) if s.model_role else None
-            if model is not None and not model.offline:
-                model.api_key()  # a missing key is a config error now, not a failure mid-run
-        except ValueError as exc:
-            raise ConfigError(source, f"models.{s.model_role}", str(exc),
-                              line_of(lines, ("models", s.model_role))) from None
+        for role in s.model_roles():
+            if role not in ROLES:
+                raise ConfigError(source, f"stages.{s.name}", f"unknown model role {role!r}")
+            try:
+                model = pipeline.model(role)
+                if not model.offline:
+                    model.api_key()  # a missing key is a config error now, not a failure mid-run
+            except ValueError as exc:
+                raise ConfigError(source, f"models.{role}", str(exc), line_of(lines, ("models", role))) from None
     return pipeline
 
 

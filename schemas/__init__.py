@@ -317,6 +317,8 @@ TABLES: dict[str, TableSpec] = {
                 _f("selected_reason", pa.string()),
                 _f("rank", pa.int32()),  # order of choice inside its domain
                 _f("round", pa.int32()),
+                _f("quota", pa.int32()),  # the domain's share of the budget
+                _f("filled", pa.int32()),  # what the domain got after the fallback
                 _f("task_json", pa.string()),  # the whole task row: setup, rubric (verifier), reference
             ],
             ("task_id", "success_rate"),

@@ -24,6 +24,8 @@ class PlannedShard:
 
 
 def shard_fingerprint(ctx: RunContext, stage: Stage, plan: ShardPlan) -> str:
+    # Roles past the first (a fallback judge) enter as "models"; one-role stages keep their names.
+    extra_roles = stage.model_roles()[1:]
     return fingerprint(
         {
             "stage": stage.name,
@@ -35,6 +37,7 @@ def shard_fingerprint(ctx: RunContext, stage: Stage, plan: ShardPlan) -> str:
             "data": data_fingerprint(stage.data_files()),
             "config": stage.config.model_dump(mode="json"),
             "model": ctx.model(stage.model_role).identity() if stage.model_role else None,
+            **({"models": [ctx.model(r).identity() for r in extra_roles]} if extra_roles else {}),
             "seed": ctx.seed,
             "key": plan.key,
             "params": plan.params,

@@ -79,6 +79,11 @@ class Stage(ABC):
         enter every shard's fingerprint, so editing one re-runs the stage."""
         return []
 
+    def model_roles(self) -> list[str]:
+        """Every model role the stage calls (a judge and its fallback): each enters the
+        shard fingerprint. The first is ``model_role``."""
+        return [self.model_role] if self.model_role else []
+
     @abstractmethod
     def inputs(self) -> list[str]: ...
 

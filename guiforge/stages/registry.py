@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from guiforge.stages.base import Stage
+from guiforge.stages.judge import JudgeStage
 from guiforge.stages.personas import PersonasStage
+from guiforge.stages.rl_select import RlSelectStage
 from guiforge.stages.rollouts import RolloutsStage
 from guiforge.stages.skill_author import SkillAuthorStage
 from guiforge.stages.skills import SkillsStage
@@ -13,5 +15,5 @@ from guiforge.stages.worlds import WorldsStage
 
 STAGES: dict[str, type[Stage]] = {
     cls.kind: cls for cls in (PersonasStage, WorldsStage, SkillsStage, TaskCandidatesStage, TaskGatesStage,
-                               RolloutsStage, SkillAuthorStage)
+                               RolloutsStage, SkillAuthorStage, JudgeStage, RlSelectStage)
 }

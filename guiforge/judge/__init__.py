@@ -1,0 +1,1 @@
+"""Trajectory judges (offline OCR judge, model judges), their evidence and the agreement audit."""

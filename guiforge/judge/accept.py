@@ -1,0 +1,92 @@
+"""SFT acceptance: which judged trajectories training may use, as filters of one shape.
+
+A row here is a judgments row (``success`` is the judge's verdict, ``verifier_success`` the
+code verifier's, ``env_failure`` from the trajectory). The policy names the filters:
+
+- ``verifier``: the code verifier passed;
+- ``judge``: the judge said success (tasks without a verifier, e.g. replayed real sites);
+- ``both``: both did (the default where a verifier exists; ``auto`` picks per row).
+Every row a filter drops becomes an exclusions row with the filter's reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from guiforge.filters import Drop, Filter
+
+AcceptPolicy = Literal["auto", "verifier", "judge", "both"]
+
+
+class EnvFailure(Filter):
+    gate = "accept_env"
+
+    def check(self, row: Mapping[str, Any]) -> Drop | None:
+        return Drop("env failure", {"error": row.get("trajectory_error")}) if row.get("env_failure") else None
+
+
+class NoVerifierOutcome(Filter):
+    gate = "accept_verifier"
+
+    def check(self, row: Mapping[str, Any]) -> str | None:
+        return "no verifier outcome (the task has no verifier; use accept: judge)" \
+            if row.get("verifier_success") is None else None
+
+
+class JudgeNoVerdict(Filter):
+    gate = "accept_judge"
+
+    def check(self, row: Mapping[str, Any]) -> Drop | None:
+        if row.get("success") is None:
+            return Drop("judge gave no verdict (parse failure)", {"rationale": row.get("rationale")})
+        return None
+
+
+class Disagreement(Filter):
+    gate = "accept_agreement"
+
+    def check(self, row: Mapping[str, Any]) -> Drop | None:
+        judge, verifier = row.get("success"), row.get("verifier_success")
+        if judge is None or verifier is None or judge == verifier:
+            return None
+        side = "verifier passed, judge rejected" if verifier else "judge passed, verifier failed"
+        return Drop(f"judge and verifier disagree ({side})", {"judge": row.get("judge"),
+                                                              "rationale": row.get("rationale")})
+
+
+class VerifierFailed(Filter):
+    gate = "accept_verifier"
+
+    def check(self, row: Mapping[str, Any]) -> Drop | None:
+        if row.get("verifier_success") is False:
+            return Drop("verifier failed", {"score": row.get("verifier_score")})
+        return None
+
+
+class JudgeRejected(Filter):
+    gate = "accept_judge"
+
+    def check(self, row: Mapping[str, Any]) -> Drop | None:
+        if row.get("success") is False:
+            return Drop("judge rejected", {"judge": row.get("judge"), "rationale": row.get("rationale")})
+        return None
+
+
+POLICIES: dict[str, tuple[type[Filter], ...]] = {
+    "verifier": (EnvFailure, NoVerifierOutcome, VerifierFailed),
+    "judge": (EnvFailure, JudgeNoVerdict, JudgeRejected),
+    "both": (EnvFailure, NoVerifierOutcome, JudgeNoVerdict, Disagreement, VerifierFailed),
+}
+ACCEPTED_REASON = {"verifier": "verifier passed", "judge": "judge accepted", "both": "verifier and judge agree: success"}
+
+
+def policy_for(policy: AcceptPolicy, row: Mapping[str, Any]) -> str:
+    """``auto``: both where the task has a verifier outcome, judge where it has none."""
+    if policy != "auto":
+        return policy
+    return "both" if row.get("verifier_success") is not None or row.get("env_failure") else "judge"
+
+
+def filters_for(policy: str) -> list[Filter]:
+    return [cls() for cls in POLICIES[policy]]

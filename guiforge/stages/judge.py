@@ -1,0 +1,173 @@
+"""judge: a verdict per trajectory from what a VLM judge would see, the verifier's beside it,
+and SFT acceptance (every trajectory not accepted is an exclusion with its reason).
+
+One shard per rollouts shard. The offline judge (the default with no keys) reads the key
+screenshots with tesseract; a model judge gets them as images. With ``fallback_role`` set,
+a trajectory whose primary judge gave no verdict is judged again by the fallback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Literal
+
+from pydantic import Field
+
+from guiforge.filters import apply_filters
+from guiforge.judge.accept import ACCEPTED_REASON, filters_for, policy_for
+from guiforge.judge.evidence import FrameDiffer, JudgeView, build_view, choose_key_frames
+from guiforge.judge.verdict import Verdict
+from guiforge.stages.base import ShardPlan, Stage, StageConfig
+
+_STEP_COLUMNS = ["trajectory_id", "step_index", "image_sha256", "action", "feedback", "error", "target_json"]
+
+
+class JudgeConfig(StageConfig):
+    model_role: str = "judge"
+    fallback_role: str | None = Field(default=None, description="a second judge for the primary's parse failures")
+    key_frames: int = Field(default=3, ge=1, le=16, description="screenshots a judge sees: the last + most changed")
+    accept: Literal["auto", "verifier", "judge", "both"] = Field(
+        default="auto", description="SFT acceptance; auto: both where a verifier exists, judge where none")
+    threshold: float = Field(default=0.6, ge=0, le=1, description="offline judge: score that counts as success")
+    ocr_workers: int = Field(default=2, ge=1, le=32, description="tesseract processes at once (offline judge)")
+
+
+def media_type(data: bytes) -> str:
+    if data[:4] == b"\x89PNG":
+        return "image/png"
+    if data[:2] == b"\xff\xd8":
+        return "image/jpeg"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return "image/png"
+
+
+class JudgeStage(Stage):
+    kind = "judge"
+    config_model = JudgeConfig
+    description = "trajectory verdicts from instruction, action history and key screenshots; SFT acceptance"
+    config: JudgeConfig
+
+    @property
+    def model_role(self) -> str:
+        return self.config.model_role
+
+    def model_roles(self) -> list[str]:
+        return [self.config.model_role, *([self.config.fallback_role] if self.config.fallback_role else [])]
+
+    def inputs(self) -> list[str]:
+        return ["trajectories", "steps", "images", "tasks"]
+
+    def outputs(self) -> list[str]:
+        return ["judgments", "exclusions"]
+
+    def plan(self, ctx) -> list[ShardPlan]:
+        steps = {s.fingerprint: s.path for s in ctx.input_shards("steps")}
+        tasks = [s.fingerprint for s in ctx.input_shards("tasks")]
+        return [ShardPlan(key=f"judge[{s.path.rsplit('/', 1)[-1]}]",
+                          params={"trajectories": s.path, "steps": steps.get(s.fingerprint)},
+                          inputs=[s.fingerprint, *tasks])
+                for s in ctx.input_shards("trajectories")]
+
+    # -- one shard ----------------------------------------------------------------------
+    def _tasks(self, ctx) -> dict[str, dict]:
+        def load():
+            out = {}
+            for s in ctx.input_shards("tasks"):
+                out.update({r["task_id"]: r for r in ctx.lake.read_shard(s.path).to_pylist()})
+            return out
+        return ctx.resource(f"{self.name}:tasks", load)
+
+    def run(self, ctx, shard: ShardPlan):
+        from guiforge.lake.images import ImageReader
+
+        trajectories = ctx.lake.read_shard(shard.params["trajectories"]).to_pylist()
+        by_trajectory: dict[str, list[dict]] = {}
+        if shard.params["steps"]:
+            for r in ctx.lake.read_shard(shard.params["steps"], columns=_STEP_COLUMNS).to_pylist():
+                by_trajectory.setdefault(r["trajectory_id"], []).append(r)
+        tasks = self._tasks(ctx)
+        views = [build_view(t, tasks[t["task_id"]], by_trajectory.get(t["trajectory_id"], [])) for t in trajectories]
+        reader = ctx.resource("image-reader", lambda: ImageReader(ctx.lake))
+        images = reader.get_many((s.image_sha256 for v in views for s in v.steps), missing_ok=True)
+        differ = ctx.resource(f"{self.name}:differ", FrameDiffer)
+        for v in views:
+            v.key_frames = choose_key_frames(v, images, differ, self.config.key_frames)
+
+        verdicts = self._judge(ctx, self.config.model_role, views, images)
+        if self.config.fallback_role:
+            redo = [i for i, v in enumerate(verdicts) if v.success is None and not views[i].env_failure]
+            if redo:
+                again = self._judge(ctx, self.config.fallback_role, [views[i] for i in redo], images)
+                for i, v in zip(redo, again, strict=True):
+                    v.flags = [*v.flags, f"fallback_after:{verdicts[i].judge_model}"]
+                    verdicts[i] = v
+        return self._rows(trajectories, tasks, views, verdicts)
+
+    def _judge(self, ctx, role: str, views: list[JudgeView], images: dict[str, bytes]) -> list[Verdict]:
+        model = ctx.model(role)
+        if model.offline:
+            from guiforge.judge.ocr import ScreenReader
+            from guiforge.judge.offline import OfflineJudge
+
+            ocr = ctx.resource(f"ocr:{self.config.ocr_workers}", lambda: ScreenReader(ctx.lake, self.config.ocr_workers))
+            wanted = {sha for v in views if not v.env_failure for _, sha in v.key_frames}
+            text = ocr.read_many((sha, images[sha]) for sha in sorted(wanted))
+            judge = OfflineJudge(self.config.threshold)
+            return [judge.judge(v, text) for v in views]
+
+        from guiforge.judge.model_judge import ajudge
+        from guiforge.models.loop import run as run_async
+
+        client = ctx.client(role)
+        types = {sha: media_type(data) for sha, data in images.items()}
+
+        async def one(v: JudgeView) -> Verdict:
+            if v.env_failure:
+                return Verdict(False, 0.0, "the environment failed; no outcome to judge", "none",
+                               flags=["env_failure"])
+            return await ajudge(client, v, {sha: images[sha] for _, sha in v.key_frames}, types)
+
+        async def every() -> list[Verdict]:
+            return list(await asyncio.gather(*(one(v) for v in views)))
+
+        return run_async(every())
+
+    def _rows(self, trajectories, tasks, views, verdicts) -> dict:
+        rows = []
+        for t, view, v in zip(trajectories, views, verdicts, strict=True):
+            task = tasks[t["task_id"]]
+            verifier = None if t.get("env_failure") else t.get("success")
+            rows.append({
+                "trajectory_id": t["trajectory_id"], "task_id": t["task_id"], "domain": task["domain"],
+                "skill_id": task.get("skill_id"), "judge": self.name, "judge_model": v.judge_model,
+                "prompt_hash": v.prompt_hash, "success": v.success, "score": v.score,
+                "verifier_success": verifier,
+                "agrees": None if v.success is None or verifier is None else v.success == verifier,
+                "rationale": v.rationale, "evidence_steps": v.evidence_steps,
+                "evidence_images": v.evidence_images or [sha for _, sha in view.key_frames], "flags": v.flags,
+                "parse_failure": v.parse_failure, "input_tokens": v.input_tokens,
+                "output_tokens": v.output_tokens, "cost_usd": v.cost_usd,
+                # read by the acceptance filters only
+                "env_failure": bool(t.get("env_failure")), "verifier_score": t.get("score"),
+                "trajectory_error": t.get("error"),
+            })
+        exclusions = []
+        for policy in ("verifier", "judge", "both"):
+            group = [r for r in rows if policy_for(self.config.accept, r) == policy]
+            if not group:
+                continue
+            result = apply_filters(filters_for(policy), group, stage=self.name, subject="trajectory_id",
+                                   subject_table="trajectories")
+            kept = {r["trajectory_id"] for r in result.kept}
+            reasons = {e["subject_id"]: e["reason"] for e in result.exclusions}
+            for r in group:
+                r["accept_policy"] = policy
+                r["accepted"] = r["trajectory_id"] in kept
+                r["accept_reason"] = ACCEPTED_REASON[policy] if r["accepted"] else reasons[r["trajectory_id"]]
+            exclusions.extend(result.exclusions)
+        for r in rows:
+            for k in ("env_failure", "verifier_score", "trajectory_error"):
+                r.pop(k)
+        return {"judgments": rows, "exclusions": exclusions}
+
