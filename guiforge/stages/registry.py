@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from guiforge.stages.base import Stage
+from guiforge.stages.export import ExportStage
 from guiforge.stages.personas import PersonasStage
 from guiforge.stages.rollouts import RolloutsStage
 from guiforge.stages.skill_author import SkillAuthorStage
@@ -13,5 +14,5 @@ from guiforge.stages.worlds import WorldsStage
 
 STAGES: dict[str, type[Stage]] = {
     cls.kind: cls for cls in (PersonasStage, WorldsStage, SkillsStage, TaskCandidatesStage, TaskGatesStage,
-                               RolloutsStage, SkillAuthorStage)
+                               RolloutsStage, SkillAuthorStage, ExportStage)
 }
