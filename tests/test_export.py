@@ -41,7 +41,8 @@ def lake(tmp_path_factory) -> Lake:
            "stages": {"personas": {"count": 4, "shard_size": 2}, "worlds": {}, "skills": {"include": [CARD]},
                       "task_candidates": {"per_world": 2}, "task_gates": {"concurrency": 2},
                       "rollouts": {"samples": 4, "tasks": 2, "tasks_per_shard": 2, "concurrency": 2,
-                                   "phone_screenshots": "css"}}}
+                                   "phone_screenshots": "css"},
+                      "export": {"formats": ["hf", "llamafactory"], "coords": "grid1000"}}}
     run_pipeline(build_pipeline(cfg, "x.yaml", lake=str(root)), executor="local")
     store = Lake(root)
     run = store.runs("trajectories")[0]
@@ -75,6 +76,19 @@ def lake(tmp_path_factory) -> Lake:
 def hf_export(lake, tmp_path_factory):
     out = tmp_path_factory.mktemp("hf") / "ds"
     return out, export_run(lake, out, fmt="hf")
+
+
+def test_export_stage_in_the_pipeline(lake):
+    """The pipeline's export stage (before the pool and relabels were added) wrote its
+    folders beside the lake and one exports row per dataset."""
+    run = lake.runs("trajectories")[0]
+    exports = lake.read_table("exports").to_pylist()
+    staged = [e for e in exports if e["path"].startswith(str(Path(lake.root).parent / "exports" / run))]
+    assert {(e["kind"], e["format"]) for e in staged} >= {("sft", "hf"), ("rl", "hf"), ("sft", "llamafactory")}
+    sft = next(e for e in staged if e["kind"] == "sft" and e["format"] == "hf")
+    assert sft["n_rows"] > 0 and sft["coords"] == "grid1000" and sft["source_run"] == run
+    assert len(load_dataset(sft["path"], "all", split="train")) == sft["n_rows"]
+    assert (Path(lake.root).parent / "exports" / run / "llamafactory" / "dataset_info.json").is_file()
 
 
 def test_coordinates_within_one_pixel():
@@ -251,6 +265,8 @@ def test_reward_scores_reference_one_and_empty_zero(lake, tmp_path):
     columns = {k: [row[k]] * 2 for k in row if k not in ("prompt", "images")}
     completions = [[{"role": "assistant", "content": reference}], [{"role": "assistant", "content": ""}]]
     assert reward(prompts=[row["prompt"]] * 2, completions=completions, **columns) == [1.0, 0.0]
+    partial = TaskReward(reward="score")(prompts=[row["prompt"]] * 2, completions=completions, **columns)
+    assert partial[0] == 1.0 and partial[1] < 1.0  # the rubric's weighted score: s0 may earn part of it
 
 
 def test_environment_through_trls_interface(lake, tmp_path):

@@ -82,3 +82,21 @@ def test_export_and_import_through_the_lake(tmp_path):
         back = sorted(other.read_table("tasks").drop(["run_id"]).to_pylist(), key=lambda r: r["task_id"])
         assert back == sorted(rows, key=lambda r: r["task_id"])
     assert json.loads((tmp_path / "osworld" / "test_all.json").read_text()) == {"guiforge-web": ["tsk_a", "tsk_b"]}
+
+
+def test_rubrics_map_onto_osworld_metrics_only_when_every_check_has_one():
+    from guiforge.tasks.osworld_eval import osworld_evaluator
+
+    cell = {"id": "total", "required": True, "check": {"fn": "xlsx_cell_equals", "path": "a.xlsx", "cell": "B2",
+                                                        "value": "Paid"}}
+    text = {"id": "note", "required": True, "check": {"fn": "file_contains", "path": "notes/todo.md",
+                                                       "text": ["Call Ana"]}}
+    both = osworld_evaluator([cell, text])
+    assert both["func"] == ["compare_table", "check_include_exclude"] and both["conj"] == "and"
+    assert both["options"][0]["rules"][0]["props"]["value"] == {"method": "eq", "ref": "Paid"}
+    assert both["result"][1] == {"type": "vm_command_line", "command": ["bash", "-c", "cat /home/user/notes/todo.md"]}
+    assert both["expected"][1] == {"type": "rule", "rules": {"include": ["Call Ana"], "exclude": []}}
+    slides = {"id": "title", "required": True, "check": {"fn": "pptx_title_equals", "path": "d.pptx", "value": "Q3"}}
+    assert osworld_evaluator([cell, slides]) is None  # a partial mapping would change what success means
+    desktop = to_osworld({**row("tsk_4"), "rubric_json": json.dumps([slides])})
+    assert desktop["evaluator"]["func"] == "guiforge_rubric"

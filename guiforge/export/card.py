@@ -5,6 +5,7 @@ row counts, how the data was made and which columns carry lineage."""
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -16,27 +17,28 @@ LINEAGE = ("run_id", "persona_id", "world_id", "scenario", "world_builder", "wor
            "relabel_prompt_hash", "relabel_mode", "image_sha256")
 
 
-def _config(name: str, path: str, features, n: int, default: bool = False) -> tuple[dict, dict]:
+def _config(folder: Path, name: str, path: str, features, n: int, default: bool = False) -> tuple[dict, dict]:
     config: dict[str, Any] = {"config_name": name, "data_files": [{"split": "train", "path": path}]}
     if default:
         config["default"] = True
+    size = sum(p.stat().st_size for p in folder.glob(path))
     info = {"config_name": name, "features": features._to_yaml_list(),
-            "splits": [{"name": "train", "num_examples": n}]}
+            "splits": [{"name": "train", "num_bytes": size, "num_examples": n}], "download_size": size}
     return config, info
 
 
-def write_card(folder, *, run_id: str, acceptance: str, coords: str, context: str, sft_domains: Counter,
+def write_card(folder: Path, *, run_id: str, acceptance: str, coords: str, context: str, sft_domains: Counter,
                sft_features, pc_features, rl_features, n_rl: int, exclusions: Counter, figures: dict) -> None:
     configs, infos = [], []
     n_sft = sum(sft_domains.values())
     if n_sft:
-        for c in (_config("all", "sft/*/*.parquet", sft_features, n_sft, default=True),
-                  *(_config(d, f"sft/{d}/*.parquet", sft_features, n) for d, n in sorted(sft_domains.items())),
-                  _config("prompt_completion", "sft_prompt_completion/*/*.parquet", pc_features, n_sft)):
+        for c in (_config(folder, "all", "sft/*/*.parquet", sft_features, n_sft, default=True),
+                  *(_config(folder, d, f"sft/{d}/*.parquet", sft_features, n) for d, n in sorted(sft_domains.items())),
+                  _config(folder, "prompt_completion", "sft_prompt_completion/*/*.parquet", pc_features, n_sft)):
             configs.append(c[0])
             infos.append(c[1])
     if n_rl:
-        c = _config("rl", "rl/*.parquet", rl_features, n_rl, default=not n_sft)
+        c = _config(folder, "rl", "rl/*.parquet", rl_features, n_rl, default=not n_sft)
         configs.append(c[0])
         infos.append(c[1])
     front = {"pretty_name": f"guiforge {run_id}", "tags": ["computer-use", "gui-agent", "guiforge", "synthetic"],

@@ -128,5 +128,7 @@ def rl_rows(src: Source, coords: str, world_json: dict[str, str]) -> list[Export
             "task_json": pool["task_json"], "world_json": world_json.get(pool["world_id"] or ""),
             "image_width": first.get("image_width"), "image_height": first.get("image_height"),
             "image_sha256": images, "coords": coords,
+            # the frames the reward's and the environment's phone screens must match
+            "phone_screenshots": src.first_harness.get(task_id, {}).get("phone_screenshots"),
         }))
     return rows

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from guiforge.errors import GuiforgeError
 from guiforge.export.coords import check_convention
 from guiforge.export.source import load_source, read_images, task_world_json
@@ -32,6 +34,7 @@ class ExportResult:
     n_rl: int
     acceptance: str
     figures: dict[str, Any]
+    context: str = "recorded"
     exports: list[dict[str, Any]] = field(default_factory=list)
     exclusions: list[dict[str, Any]] = field(default_factory=list)
 
@@ -53,10 +56,12 @@ def parse_context(spec: str | None) -> ContextPolicy | None:
             if len(nums) > 1:
                 fields["overlap"] = int(nums[1])
         return ContextPolicy.model_validate(fields)
-    except ValueError as exc:
-        first = str(exc).splitlines()
-        raise GuiforgeError(f"--context: {spec!r} is not a context policy (recorded, full, summary, last_k:K, "
-                            f"window:K:O or JSON): {first[-1] if first else exc}") from None
+    except ValidationError as exc:
+        why = exc.errors()[0]["msg"]
+    except ValueError as exc:  # a number that is not one
+        why = str(exc)
+    raise GuiforgeError(f"--context: {spec!r} is not a context policy (recorded, full, summary, last_k:K, "
+                        f"window:K:O or JSON): {why}")
 
 
 def _dir_bytes(folder: Path) -> int:
@@ -131,8 +136,8 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
                 "kind": kind, "path": str(out), "n_rows": n, "format": f, "coords": coords,
                 "source_run": src.run_id, "created_at": created, "details_json": json.dumps(details)}
                for kind, n, f in kinds]
-    return ExportResult(src.run_id, out, fmt, coords, len(sft), len(rl), src.acceptance, figures, exports,
-                        src.exclusions)
+    return ExportResult(src.run_id, out, fmt, coords, len(sft), len(rl), src.acceptance, figures,
+                        context or "recorded", exports, src.exclusions)
 
 
 def _fresh_folder(out: Path) -> None:
@@ -152,6 +157,7 @@ def commit_export(lake: Lake, result: ExportResult, stage: str = "export") -> No
     (``guiforge export``), committed under the source run like any stage's shard."""
     from guiforge.lake.writer import ShardCommit, commit_shard
 
-    fp = fingerprint([e["export_id"] for e in result.exports])
+    # the same export again (same run, folder, format, convention) replaces its shard
+    fp = fingerprint([result.run_id, str(result.out.resolve()), result.fmt, result.coords, result.context])
     commit_shard(lake, ShardCommit(stage, result.run_id, fp, f"export[{result.out.name}]"),
                  {"exports": result.exports, "exclusions": result.exclusions})

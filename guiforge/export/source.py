@@ -36,6 +36,7 @@ class Source:
     relabels: dict[tuple[str, int], dict[str, Any]]
     rl_tasks: list[dict[str, Any]]
     first_steps: dict[str, dict[str, Any]]  # task_id -> step 0 of one of its trajectories
+    first_harness: dict[str, dict[str, Any]] = field(default_factory=dict)  # task_id -> that trajectory's harness
     exclusions: list[dict[str, Any]] = field(default_factory=list)
     raw_bytes: dict[str, int] = field(default_factory=dict)  # the lake's bytes per table (this run)
 
@@ -148,6 +149,7 @@ def load_source(lake: Lake, run_id: str | None = None) -> Source:
         first = steps_by.get(t["trajectory_id"])
         if first and first[0]["step_index"] == 0 and t["task_id"] not in by_task:
             by_task[t["task_id"]] = first[0]
+            src.first_harness[t["task_id"]] = harness_of(t)
     src.first_steps = by_task
     src.raw_bytes = {name: _table_bytes(lake, name, run) for name in ("steps", "images")}
     return src

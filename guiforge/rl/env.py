@@ -6,7 +6,8 @@ TRL's contract (trl 1.16): the factory makes an instance per concurrent rollout;
 rollout TRL calls ``reset(**row)`` with the dataset row (the RL prompt set's columns:
 ``task_json``, ``world_json``, ``coords``, ...); every public method is a tool the model may
 call (typed arguments, a Google-style docstring); ``get_reward()`` scores the rollout from
-the environment's own state, here the verifier's score on the final state.
+the environment's own state: the verifier's success on the final state as 1.0 / 0.0, or its
+weighted rubric score with ``GuiforgeEnv(reward="score")``.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ def _image(data: bytes | None):
 class GuiforgeEnv:
     """One rollout's environment: a leased guiforge environment reset to a task's s0."""
 
-    def __init__(self, coords: str | None = None, manager=None, acquire_timeout_s: float = 600.0):
+    def __init__(self, reward: str = "success", coords: str | None = None, manager=None,
+                 acquire_timeout_s: float = 600.0):
+        self._reward = reward
         self._coords_override = coords
         self._manager = manager
         self._timeout = acquire_timeout_s
@@ -105,11 +108,14 @@ class GuiforgeEnv:
         return content
 
     def get_reward(self) -> float | None:
-        """The verifier's score on the final state (None after an environment fault)."""
+        """The verifier's verdict on the final state (None after an environment fault)."""
         if self._lease is None:
             return None
         try:
-            return None if self._failure else self._lease.evaluate().score
+            if self._failure:
+                return None
+            verdict = self._lease.evaluate()
+            return float(verdict.success) if self._reward == "success" else verdict.score
         except EnvFailure:
             return None
         finally:

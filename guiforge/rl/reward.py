@@ -10,8 +10,10 @@ set guiforge exports carries ``task_json``, ``world_json``, ``domain`` and ``coo
 
 A completion is one or more replies in the harness's format (``{"thought", "action"}``; a
 bare action too), replayed in order until one ends the task (answer/terminate), fails to
-read, or the task's step budget runs out. The score is the verifier's on the final state,
-so an empty completion scores what s0 scores (0: the package gate checked that). An
+read, or the task's step budget runs out. The reward is the verifier's verdict on the final
+state: its success as 1.0 / 0.0 (``reward="success"``, the default: the measure the RL pool's
+``success_rate`` was selected on, and 0 on s0, which the package gate checked) or its
+weighted rubric score (``reward="score"``: partial credit, which s0 may already earn). An
 environment fault returns ``None`` (TRL leaves that sample out of this reward), never 0.
 """
 
@@ -74,7 +76,10 @@ class TaskReward:
 
     __name__ = "guiforge_verifier"  # TRL logs each reward under its function's name
 
-    def __init__(self, coords: str | None = None, manager=None):
+    def __init__(self, reward: str = "success", coords: str | None = None, manager=None):
+        if reward not in ("success", "score"):
+            raise ValueError(f"reward: {reward!r} is not 'success' or 'score'")
+        self.reward = reward
         self.coords = coords  # None: each row's own `coords` column (the export's convention)
         self.manager = manager
 
@@ -85,6 +90,9 @@ class TaskReward:
         for i, completion in enumerate(completions):
             convention = self.coords or (coords[i] if coords else "grid999")
             phone = phone_screenshots[i] if phone_screenshots else "css"
-            rewards.append(replay(task_json[i], world_json[i], completion, convention, phone,
-                                  self.manager).score)
+            result = replay(task_json[i], world_json[i], completion, convention, phone, self.manager)
+            if result.score is None:
+                rewards.append(None)
+            else:
+                rewards.append(float(result.success) if self.reward == "success" else result.score)
         return rewards
