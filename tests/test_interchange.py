@@ -28,7 +28,7 @@ def row(task_id: str, domain: str = "desktop", feasible: bool = True) -> dict:
         "reference_json": json.dumps([{"do": "hotkey", "keys": ["ctrl", "s"]}]),
         "binding_json": json.dumps({"binding": {"doc": "document_id=report"}}), "gate_json": json.dumps({"package": {"passed": True}}),
         "feasible": feasible, "difficulty": "easy", "max_steps": 10, "parent_task_id": None, "round": 0,
-        "author_model": None, "prompt_hash": None,
+        "author_model": None, "prompt_hash": None, "diagnosis_id": None, "presentation_json": None,
     }
 
 
@@ -39,13 +39,19 @@ def test_guiforge_json_is_lossless():
 
 def test_osworld_shape_and_round_trip():
     original = row("tsk_2")
-    task = to_osworld(original, files={"report.xlsx": b"PK fake"})
+    task = to_osworld(original, files={"report.xlsx": "/exports/files/tsk_2/report.xlsx"})
     assert set(task) >= {"id", "snapshot", "instruction", "source", "config", "related_apps", "evaluator"}
     assert task["snapshot"] == "libreoffice_calc" and task["related_apps"] == ["libreoffice_calc"]
-    download, opened = task["config"]
-    assert download["type"] == "download" and download["parameters"]["files"][0]["path"] == "/home/user/report.xlsx"
+    upload, opened = task["config"]
+    assert upload == {"type": "upload_file", "parameters": {"files": [
+        {"local_path": "/exports/files/tsk_2/report.xlsx", "path": "/home/user/report.xlsx"}]}}
     assert opened == {"type": "open", "parameters": {"path": "/home/user/report.xlsx"}}
-    assert task["evaluator"]["func"] == "guiforge_rubric"
+    # the cell check has an OSWorld metric: compare_table's check_cell rule on the VM's file
+    evaluator = task["evaluator"]
+    assert evaluator["func"] == "compare_table" and evaluator["result"] == {
+        "type": "vm_file", "path": "/home/user/report.xlsx", "dest": "report.xlsx"}
+    assert evaluator["options"]["rules"] == [{"type": "check_cell", "sheet_idx": 0, "coordinate": "B9",
+                                              "props": {"value": {"method": "approx:0.005", "ref": 412.5}}}]
     assert from_osworld(json.loads(json.dumps(task))) == original
 
 
@@ -76,3 +82,21 @@ def test_export_and_import_through_the_lake(tmp_path):
         back = sorted(other.read_table("tasks").drop(["run_id"]).to_pylist(), key=lambda r: r["task_id"])
         assert back == sorted(rows, key=lambda r: r["task_id"])
     assert json.loads((tmp_path / "osworld" / "test_all.json").read_text()) == {"guiforge-web": ["tsk_a", "tsk_b"]}
+
+
+def test_rubrics_map_onto_osworld_metrics_only_when_every_check_has_one():
+    from guiforge.tasks.osworld_eval import osworld_evaluator
+
+    cell = {"id": "total", "required": True, "check": {"fn": "xlsx_cell_equals", "path": "a.xlsx", "cell": "B2",
+                                                        "value": "Paid"}}
+    text = {"id": "note", "required": True, "check": {"fn": "file_contains", "path": "notes/todo.md",
+                                                       "text": ["Call Ana"]}}
+    both = osworld_evaluator([cell, text])
+    assert both["func"] == ["compare_table", "check_include_exclude"] and both["conj"] == "and"
+    assert both["options"][0]["rules"][0]["props"]["value"] == {"method": "eq", "ref": "Paid"}
+    assert both["result"][1] == {"type": "vm_command_line", "command": ["bash", "-c", "cat /home/user/notes/todo.md"]}
+    assert both["expected"][1] == {"type": "rule", "rules": {"include": ["Call Ana"], "exclude": []}}
+    slides = {"id": "title", "required": True, "check": {"fn": "pptx_title_equals", "path": "d.pptx", "value": "Q3"}}
+    assert osworld_evaluator([cell, slides]) is None  # a partial mapping would change what success means
+    desktop = to_osworld({**row("tsk_4"), "rubric_json": json.dumps([slides])})
+    assert desktop["evaluator"]["func"] == "guiforge_rubric"

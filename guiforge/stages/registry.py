@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from guiforge.stages.base import Stage
+from guiforge.stages.export import ExportStage
 from guiforge.stages.judge import JudgeStage
 from guiforge.stages.personas import PersonasStage
 from guiforge.stages.rl_select import RlSelectStage
@@ -15,5 +16,5 @@ from guiforge.stages.worlds import WorldsStage
 
 STAGES: dict[str, type[Stage]] = {
     cls.kind: cls for cls in (PersonasStage, WorldsStage, SkillsStage, TaskCandidatesStage, TaskGatesStage,
-                               RolloutsStage, SkillAuthorStage, JudgeStage, RlSelectStage)
+                               RolloutsStage, SkillAuthorStage, JudgeStage, RlSelectStage, ExportStage)
 }

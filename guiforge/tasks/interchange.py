@@ -1,11 +1,13 @@
 """Tasks in and out of the lake: guiforge's own JSON (lossless) and OSWorld's task JSON
 (``id, snapshot, instruction, source, config, related_apps, evaluator``).
 
-OSWorld's evaluator names a function; guiforge's rubric is carried as the function
-``guiforge_rubric`` with the criteria as its expected rule, and infeasible tasks use
-OSWorld's own ``infeasible`` evaluator. Desktop files become ``download`` + ``open`` config
-steps (content-addressed by sha256). The full guiforge task rides along under
-``guiforge`` so that an export imports back exactly.
+OSWorld's evaluator names a metric: a rubric whose every check has an OSWorld metric maps
+onto OSWorld's ``func`` / ``result`` / ``expected`` (``tasks/osworld_eval.py``); any other is
+carried as the function ``guiforge_rubric`` with the criteria as its expected rule, and
+infeasible tasks use OSWorld's own ``infeasible`` evaluator. Desktop files are written into
+the export folder and reach the VM through OSWorld's ``upload_file`` config step
+(``local_path`` on the host, ``path`` in the VM), then ``open``. The full guiforge task
+rides along under ``guiforge`` so that an export imports back exactly.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from typing import Any
 from guiforge.errors import GuiforgeError
 
 FORMAT = "guiforge.task/1"
-JSON_COLUMNS = ("setup", "rubric", "reference", "binding", "gate")
+JSON_COLUMNS = ("setup", "rubric", "reference", "binding", "gate", "presentation")
 SCALARS = ("task_id", "world_id", "skill_id", "skill_version", "domain", "variant", "apps", "instruction", "answer",
-           "feasible", "difficulty", "max_steps", "parent_task_id", "round", "author_model", "prompt_hash")
+           "feasible", "difficulty", "max_steps", "parent_task_id", "round", "author_model", "prompt_hash",
+           "diagnosis_id")
 SNAPSHOTS = {"web": "guiforge-web", "mobile": "guiforge-mobile", "tools": "guiforge-tools"}
 DESKTOP_APPS = {"calc": "libreoffice_calc", "impress": "libreoffice_impress", "writer": "libreoffice_writer",
                 "terminal": "terminal"}
@@ -45,14 +48,11 @@ def from_guiforge_json(data: dict[str, Any], source: str = "<json>") -> dict[str
     return row
 
 
-def _config(task: dict[str, Any], files: dict[str, bytes] | None) -> list[dict[str, Any]]:
+def _config(task: dict[str, Any], files: dict[str, str] | None) -> list[dict[str, Any]]:
     setup = task.get("setup") or {}
     if task["domain"] == "desktop" and files:
-        from guiforge.lake.fingerprint import sha256_bytes
-
-        steps: list[dict[str, Any]] = [{"type": "download", "parameters": {"files": [
-            {"url": f"guiforge-blob://sha256/{sha256_bytes(data)}", "path": f"/home/user/{name}"}
-            for name, data in sorted(files.items())]}}]
+        steps: list[dict[str, Any]] = [{"type": "upload_file", "parameters": {"files": [
+            {"local_path": local, "path": f"/home/user/{name}"} for name, local in sorted(files.items())]}}]
         if setup.get("open"):
             steps.append({"type": "open", "parameters": {"path": f"/home/user/{setup['open']}"}})
         return steps
@@ -60,10 +60,16 @@ def _config(task: dict[str, Any], files: dict[str, bytes] | None) -> list[dict[s
                                                        "setup": setup}}]
 
 
-def to_osworld(row: dict[str, Any], files: dict[str, bytes] | None = None) -> dict[str, Any]:
+def to_osworld(row: dict[str, Any], files: dict[str, str] | None = None) -> dict[str, Any]:
+    """``files``: the task's workspace files, name -> where the export wrote it on the host."""
+    from guiforge.tasks.osworld_eval import osworld_evaluator
+
     task = to_guiforge_json(row)
+    mapped = osworld_evaluator(task["rubric"]) if task["domain"] == "desktop" else None
     if task["feasible"] is False:
         evaluator: dict[str, Any] = {"func": "infeasible"}
+    elif mapped is not None:
+        evaluator = mapped
     else:
         evaluator = {"func": "guiforge_rubric", "result": {"type": "guiforge_final_state"},
                      "expected": {"type": "rule", "rules": {"rubric": task["rubric"], "answer": task["answer"]}}}

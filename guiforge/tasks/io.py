@@ -28,6 +28,22 @@ def _world(lake: Lake, world_id: str | None, cache: dict[str, str]):
     return World.model_validate_json(js) if js else None
 
 
+def _write_files(folder: Path, workspace: dict) -> dict[str, str]:
+    """The task's workspace files in the export folder: name -> absolute host path (what
+    OSWorld's upload_file step reads)."""
+    out = {}
+    for name, data in sorted(workspace.items()):
+        if isinstance(data, str):
+            data = data.encode()
+        if not isinstance(data, bytes) or ".." in Path(name).parts or Path(name).is_absolute():
+            continue  # only plain files inside the task's folder
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        out[name] = str(path.resolve())
+    return out
+
+
 def export_tasks(lake: Lake, out: Path, fmt: str = "guiforge", run_id: str | None = None) -> int:
     rows = lake.read_table("tasks", run_id=run_id).to_pylist()
     out.mkdir(parents=True, exist_ok=True)
@@ -45,7 +61,7 @@ def export_tasks(lake: Lake, out: Path, fmt: str = "guiforge", run_id: str | Non
             if world is not None:
                 from guiforge.preparers.files import prepare_workspace
 
-                files = {k: v for k, v in prepare_workspace(world, setup["files"]).items() if isinstance(v, bytes)}
+                files = _write_files(out / "files" / row["task_id"], prepare_workspace(world, setup["files"]))
         task = to_osworld(row, files)
         folder = out / "examples" / task["snapshot"]
         folder.mkdir(parents=True, exist_ok=True)

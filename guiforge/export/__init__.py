@@ -1,0 +1,7 @@
+"""Training datasets from a run: SFT rows (TRL conversational and prompt-completion, with
+``datasets.Image`` columns), the RL pool as GRPO prompts, LLaMA-Factory sharegpt, a dataset
+card, and an ``exports`` row per export. Entry point: :func:`export_run`."""
+
+from guiforge.export.run import FORMATS, ExportResult, commit_export, export_run
+
+__all__ = ["FORMATS", "ExportResult", "commit_export", "export_run"]

@@ -1,0 +1,134 @@
+"""Exported rows: one SFT row per step of an accepted trajectory, and one RL prompt per task
+of the RL pool, each with the lineage columns that lead back to persona, world, skill, task,
+trajectory and every model and prompt hash involved.
+
+The SFT target is the assistant turn in the harness's reply format (``{"thought", "action"}``)
+with the action's points in the export's coordinate convention; where a consistent relabel
+exists its thought (and, on the 0-999 grid, its assistant text) is the target, and a step
+whose relabel failed the consistency check is left out with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from guiforge.export.prompts import (
+    convert,
+    encode_reply,
+    rebuild,
+    recorded,
+    text_message,
+    trainer_messages,
+)
+from guiforge.export.source import Source, harness_of
+from guiforge.harness.context import ContextPolicy
+
+
+@dataclass
+class ExportRow:
+    domain: str
+    messages: list[dict[str, Any]]  # the prompt, then the assistant target
+    images: list[str]  # sha256 per placeholder, in order
+    columns: dict[str, Any]
+
+
+def _lineage(src: Source, trajectory: dict[str, Any], task: dict[str, Any]) -> dict[str, Any]:
+    world = src.worlds.get(task.get("world_id") or "", {})
+    judgment = src.judgments.get(trajectory["trajectory_id"], {})
+    return {
+        "run_id": src.run_id, "persona_id": world.get("persona_id"), "world_id": task.get("world_id"),
+        "scenario": world.get("scenario"), "world_builder": world.get("model") or world.get("builder"),
+        "world_prompt_hash": world.get("prompt_hash"), "skill_id": task.get("skill_id"),
+        "skill_version": task.get("skill_version"), "task_id": task["task_id"],
+        "parent_task_id": task.get("parent_task_id"), "round": task.get("round"),
+        "task_author_model": task.get("author_model"), "task_prompt_hash": task.get("prompt_hash"),
+        "trajectory_id": trajectory["trajectory_id"], "sample_index": trajectory["sample_index"],
+        "trajectory_success": trajectory["success"], "trajectory_score": trajectory["score"],
+        "teacher_model": trajectory.get("teacher_model"), "teacher_prompt_hash": trajectory.get("prompt_hash"),
+        "judge": judgment.get("judge"), "judge_model": judgment.get("judge_model"),
+        "judge_prompt_hash": judgment.get("prompt_hash"), "accept_policy": judgment.get("accept_policy"),
+    }
+
+
+def _target(src: Source, step: dict[str, Any], coords: str) -> tuple[str | None, dict[str, Any], str | None]:
+    """(assistant text or None, relabel lineage, reason the step is left out or None)."""
+    relabel = src.relabels.get((step["trajectory_id"], step["step_index"]))
+    lineage = {"relabeler_model": None, "relabel_prompt_hash": None, "relabel_mode": None, "thought_source": "teacher"}
+    if step.get("action") is None:
+        return None, lineage, f"no valid action ({step.get('error') or 'parse failure'})"
+    if step.get("error"):
+        return None, lineage, f"the action failed in the environment: {step['error'][:160]}"
+    thought = step.get("thought") or ""
+    if relabel is not None:
+        lineage = {"relabeler_model": relabel.get("relabeler_model"),
+                   "relabel_prompt_hash": relabel.get("prompt_hash"), "relabel_mode": relabel.get("mode"),
+                   "thought_source": "relabel"}
+        if not relabel.get("consistent"):
+            return None, lineage, f"relabel inconsistent with the action ({relabel.get('failed_check') or 'check failed'})"
+        if coords == "grid999" and relabel.get("assistant_text"):
+            return relabel["assistant_text"], lineage, None
+        thought = "" if relabel.get("mode") == "direct" else (relabel.get("thought") or thought)
+    text = encode_reply(thought, step["action"], step.get("image_width"), step.get("image_height"), coords)
+    return text, lineage, None
+
+
+def sft_rows(src: Source, coords: str, context: ContextPolicy | None = None) -> list[ExportRow]:
+    rows = []
+    for trajectory in src.trajectories:
+        task = src.tasks[trajectory["task_id"]]
+        variant = harness_of(trajectory).get("variant") or task.get("variant")
+        steps = src.steps[trajectory["trajectory_id"]]
+        base = _lineage(src, trajectory, task)
+        for i, step in enumerate(steps):
+            subject = f"{trajectory['trajectory_id']}#{step['step_index']}"
+            if not step.get("prompt_json"):
+                src.exclude("prompt", "step has no recorded prompt (collected before prompts were recorded)",
+                            subject, "steps")
+                continue
+            target, relabel_lineage, reason = _target(src, step, coords)
+            if reason:
+                src.exclude("relabel" if "relabel" in reason else "step", reason, subject, "steps")
+                continue
+            prompt = convert(rebuild(steps, i, context), steps, task["domain"], variant, coords)
+            messages, images = trainer_messages(prompt)
+            messages.append(text_message("assistant", target))
+            action = step["action"]
+            rows.append(ExportRow(task["domain"], messages, images, {
+                **base, **relabel_lineage, "step_index": step["step_index"], "domain": task["domain"],
+                "variant": variant, "apps": list(task.get("apps") or []), "instruction": task["instruction"],
+                "action_type": action["type"], "image_width": step.get("image_width"),
+                "image_height": step.get("image_height"), "step_prompt_hash": step.get("prompt_hash"),
+                "image_sha256": images, "coords": coords,
+                "context": "recorded" if context is None else json.dumps(context.model_dump()),
+            }))
+    return rows
+
+
+def rl_rows(src: Source, coords: str, world_json: dict[str, str]) -> list[ExportRow]:
+    """The RL pool as GRPO prompts: the step-0 prompt (system, task, s0's screenshot) plus
+    the task spec; ``task_json`` and ``world_json`` let the reward rebuild s0."""
+    rows = []
+    for pool in src.rl_tasks:
+        task_id = pool["task_id"]
+        first = src.first_steps.get(task_id)
+        if first is None or not first.get("prompt_json"):
+            src.exclude("rl_prompt", "no recorded first step to show s0", task_id, "rl_tasks")
+            continue
+        task = json.loads(pool["task_json"] or "{}") or src.tasks.get(task_id, {})
+        prompt = convert(recorded(first), [first], pool["domain"], task.get("variant"), coords)
+        messages, images = trainer_messages(prompt)
+        rows.append(ExportRow(pool["domain"], messages, images, {
+            "run_id": src.run_id, "task_id": task_id, "domain": pool["domain"], "variant": task.get("variant"),
+            "skill_id": pool["skill_id"], "world_id": pool["world_id"], "apps": list(pool.get("apps") or []),
+            "instruction": pool["instruction"], "success_rate": pool["success_rate"],
+            "n_samples": pool["n_samples"], "n_valid": pool["n_valid"], "n_success": pool["n_success"],
+            "selected_reason": pool.get("selected_reason"), "max_steps": task.get("max_steps"),
+            "task_json": pool["task_json"], "world_json": world_json.get(pool["world_id"] or ""),
+            "image_width": first.get("image_width"), "image_height": first.get("image_height"),
+            "image_sha256": images, "coords": coords,
+            # the frames the reward's and the environment's phone screens must match
+            "phone_screenshots": src.first_harness.get(task_id, {}).get("phone_screenshots"),
+        }))
+    return rows

@@ -1,0 +1,168 @@
+"""What an export reads from the lake: the accepted trajectories of one run, their steps
+(each with the prompt the policy saw, by reference), relabels, the RL pool, and the lineage
+rows (tasks, worlds, judgments) every exported row points back to.
+
+Acceptance: when the run has judgments, a trajectory is exported when its judgments accept
+it (``judgments.accepted``); without judgments, when its verifier succeeded (and the card
+says so). Every trajectory or step left out is an ``exclusions`` row with its reason.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from guiforge.errors import GuiforgeError
+from guiforge.lake.store import Lake
+from guiforge.stages.base import exclusion_row
+
+STAGE = "export"
+
+
+@dataclass
+class Source:
+    run_id: str
+    acceptance: str  # "judgments" | "verifier"
+    trajectories: list[dict[str, Any]]  # accepted, in a stable order
+    steps: dict[str, list[dict[str, Any]]]  # trajectory_id -> its steps by step_index
+    tasks: dict[str, dict[str, Any]]
+    worlds: dict[str, dict[str, Any]]  # world_id -> {persona_id, scenario, builder, model, prompt_hash}
+    judgments: dict[str, dict[str, Any]]  # trajectory_id -> the judgment that accepted it
+    relabels: dict[tuple[str, int], dict[str, Any]]
+    rl_tasks: list[dict[str, Any]]
+    first_steps: dict[str, dict[str, Any]]  # task_id -> step 0 of one of its trajectories
+    first_harness: dict[str, dict[str, Any]] = field(default_factory=dict)  # task_id -> that trajectory's harness
+    exclusions: list[dict[str, Any]] = field(default_factory=list)
+    raw_bytes: dict[str, int] = field(default_factory=dict)  # the lake's bytes per table (this run)
+
+    def exclude(self, gate: str, reason: str, subject_id: str, table: str, **details: Any) -> None:
+        self.exclusions.append(exclusion_row(STAGE, gate, reason, subject_id, table, details))
+
+
+def pick_run(lake: Lake, run_id: str | None) -> str:
+    runs = lake.runs("trajectories")
+    if run_id:
+        if run_id not in runs:
+            raise GuiforgeError(f"{lake.root}: --run-id: run {run_id!r} has no trajectories "
+                                f"(runs with trajectories: {', '.join(runs) or 'none'})")
+        return run_id
+    if not runs:
+        raise GuiforgeError(f"{lake.root}: no trajectories to export: run the pipeline's rollouts first")
+    if len(runs) > 1:
+        raise GuiforgeError(f"{lake.root}: several runs have trajectories ({', '.join(runs)}): "
+                            "choose one with --run-id")
+    return runs[0]
+
+
+def _rows(lake: Lake, table: str, run_id: str, columns: list[str] | None = None) -> list[dict[str, Any]]:
+    return lake.read_table(table, run_id=run_id, columns=columns).to_pylist()
+
+
+def _table_bytes(lake: Lake, table: str, run_id: str) -> int:
+    return sum(lake.fs.size(f.path) for f in lake.shard_files(table, run_id))
+
+
+def read_images(lake: Lake, hashes: set[str], run_id: str | None = None) -> dict[str, dict[str, Any]]:
+    """sha256 -> {data, width, height, format} for the frames asked for (any run: a frame is
+    stored once, by the first run that saw it)."""
+    out: dict[str, dict[str, Any]] = {}
+    if not hashes:
+        return out
+    wanted = list(hashes)
+    for shard in lake.shard_files("images", None):
+        table = lake.read_shard(shard.path)
+        table = table.filter(pc.is_in(table.column("sha256"), value_set=pa.array(wanted)))
+        for row in table.to_pylist():
+            out.setdefault(row["sha256"], row)
+        if len(out) == len(hashes):
+            break
+    return out
+
+
+def _accepted(src: Source, trajectories: list[dict], judgments: list[dict]) -> list[dict]:
+    if judgments:
+        src.acceptance = "judgments"
+        by_traj: dict[str, list[dict]] = defaultdict(list)
+        for j in judgments:
+            by_traj[j["trajectory_id"]].append(j)
+        kept = []
+        for t in trajectories:
+            verdicts = by_traj.get(t["trajectory_id"])
+            if not verdicts:
+                src.exclude("acceptance", "not judged", t["trajectory_id"], "trajectories")
+            elif not all(j["accepted"] for j in verdicts):
+                refused = next(j for j in verdicts if not j["accepted"])
+                src.exclude("acceptance", f"not accepted by {refused['judge']}: "
+                            f"{refused.get('accept_reason') or refused.get('accept_policy') or 'rejected'}",
+                            t["trajectory_id"], "trajectories", judge=refused["judge"])
+            else:
+                src.judgments[t["trajectory_id"]] = verdicts[0]
+                kept.append(t)
+        return kept
+    src.acceptance = "verifier"
+    kept = []
+    for t in trajectories:
+        if t["env_failure"]:
+            src.exclude("acceptance", "environment failure", t["trajectory_id"], "trajectories")
+        elif not t["success"]:
+            src.exclude("acceptance", f"verifier did not succeed (score {t['score']})", t["trajectory_id"],
+                        "trajectories")
+        else:
+            kept.append(t)
+    return kept
+
+
+def load_source(lake: Lake, run_id: str | None = None) -> Source:
+    run = pick_run(lake, run_id)
+    src = Source(run, "verifier", [], {}, {}, {}, {}, {}, [], {})
+    trajectories = sorted(_rows(lake, "trajectories", run), key=lambda t: (t["task_id"], t["sample_index"]))
+    judgments = _rows(lake, "judgments", run) if "judgments" in lake.tables() else []
+    accepted = _accepted(src, trajectories, judgments)
+
+    src.tasks = {t["task_id"]: t for t in _rows(lake, "tasks", run)}
+    src.worlds = {w["world_id"]: w for w in _rows(lake, "worlds", run, ["world_id", "persona_id", "scenario",
+                                                                          "builder", "model", "prompt_hash"])}
+    steps_by: dict[str, list[dict]] = defaultdict(list)
+    for s in _rows(lake, "steps", run):
+        steps_by[s["trajectory_id"]].append(s)
+    for v in steps_by.values():
+        v.sort(key=lambda s: s["step_index"])
+    src.trajectories = [t for t in accepted if t["task_id"] in src.tasks]
+    for t in accepted:
+        if t["task_id"] not in src.tasks:
+            src.exclude("lineage", "task not in this run's tasks table", t["trajectory_id"], "trajectories")
+    src.steps = {t["trajectory_id"]: steps_by.get(t["trajectory_id"], []) for t in src.trajectories}
+    if "relabels" in lake.tables():
+        src.relabels = {(r["trajectory_id"], r["step_index"]): r for r in _rows(lake, "relabels", run)}
+    if "rl_tasks" in lake.tables():
+        src.rl_tasks = sorted(_rows(lake, "rl_tasks", run), key=lambda r: (r["domain"] or "", r["rank"] or 0,
+                                                                            r["task_id"]))
+    # s0's frame for the RL prompts: step 0 of the task's first trajectory (s0 is rebuilt
+    # the same way every reset, so any trajectory's first frame is the task's)
+    by_task = {}
+    for t in trajectories:
+        first = steps_by.get(t["trajectory_id"])
+        if first and first[0]["step_index"] == 0 and t["task_id"] not in by_task:
+            by_task[t["task_id"]] = first[0]
+            src.first_harness[t["task_id"]] = harness_of(t)
+    src.first_steps = by_task
+    src.raw_bytes = {name: _table_bytes(lake, name, run) for name in ("steps", "images")}
+    return src
+
+
+def task_world_json(lake: Lake, run_id: str, world_ids: set[str]) -> dict[str, str]:
+    """world_id -> world_json for the worlds the RL pool needs (the reward rebuilds s0)."""
+    if not world_ids:
+        return {}
+    table = lake.read_table("worlds", run_id=run_id, columns=["world_id", "world_json"])
+    return {w: j for w, j in zip(table.column("world_id").to_pylist(), table.column("world_json").to_pylist(),
+                                 strict=True) if w in world_ids}
+
+
+def harness_of(trajectory: dict[str, Any]) -> dict[str, Any]:
+    return json.loads(trajectory.get("harness_json") or "{}")

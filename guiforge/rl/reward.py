@@ -1,0 +1,98 @@
+"""A reward function for TRL's GRPO: reset the task's environment, replay the completion's
+actions, return the verifier's score.
+
+TRL calls a reward function as ``f(prompts=..., completions=..., **columns)`` where every
+extra column of the dataset arrives as a list with one entry per completion; the RL prompt
+set guiforge exports carries ``task_json``, ``world_json``, ``domain`` and ``coords``::
+
+    from guiforge.rl import TaskReward
+    trainer = GRPOTrainer(model, reward_funcs=[TaskReward()], train_dataset=load_dataset(DIR, "rl")["train"])
+
+A completion is one or more replies in the harness's format (``{"thought", "action"}``; a
+bare action too), replayed in order until one ends the task (answer/terminate), fails to
+read, or the task's step budget runs out. The reward is the verifier's verdict on the final
+state: its success as 1.0 / 0.0 (``reward="success"``, the default: the measure the RL pool's
+``success_rate`` was selected on, and 0 on s0, which the package gate checked) or its
+weighted rubric score (``reward="score"``: partial credit, which s0 may already earn). An
+environment fault returns ``None`` (TRL leaves that sample out of this reward), never 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from guiforge.envs.base import EnvFailure
+from guiforge.rl.tasks import (
+    completion_text,
+    env_spec_for,
+    json_objects,
+    read_action,
+    runtime_task,
+    shared_manager,
+)
+
+
+@dataclass
+class Replay:
+    score: float | None
+    success: bool | None
+    actions: int
+    error: str | None = None
+    criteria: dict[str, int] = field(default_factory=dict)
+
+
+def replay(task_json: str, world_json: str | None, completion: Any, coords: str = "grid999",
+           phone_screenshots: str | None = "css", manager=None, acquire_timeout_s: float = 600.0) -> Replay:
+    """Reset the task, play the completion's actions, evaluate."""
+    spec, variant = runtime_task(task_json, world_json)
+    manager = manager or shared_manager()
+    replies = json_objects(completion_text(completion))
+    actions = 0
+    error = None
+    try:
+        with manager.acquire(env_spec_for(spec.domain, variant, phone_screenshots),
+                             timeout_s=acquire_timeout_s) as lease:
+            obs = lease.reset(spec)
+            for obj in replies[: spec.max_steps]:
+                try:
+                    action = read_action(obj, spec.domain, variant, obs.width, obs.height, coords)
+                except ValueError as exc:
+                    error = f"reply {actions}: {exc}"
+                    break
+                result = lease.step(action)
+                actions += 1
+                obs = result.observation
+                if result.done:
+                    break
+            verdict = lease.evaluate()
+    except EnvFailure as exc:
+        return Replay(None, None, actions, f"environment failure: {exc}")
+    return Replay(verdict.score, verdict.success, actions, error, verdict.criteria)
+
+
+class TaskReward:
+    """The verifier's score as a GRPO reward (see the module's docstring)."""
+
+    __name__ = "guiforge_verifier"  # TRL logs each reward under its function's name
+
+    def __init__(self, reward: str = "success", coords: str | None = None, manager=None):
+        if reward not in ("success", "score"):
+            raise ValueError(f"reward: {reward!r} is not 'success' or 'score'")
+        self.reward = reward
+        self.coords = coords  # None: each row's own `coords` column (the export's convention)
+        self.manager = manager
+
+    def __call__(self, prompts: list, completions: list, task_json: list[str], world_json: list[str | None],
+                 coords: list[str] | None = None, phone_screenshots: list[str | None] | None = None,
+                 **_: Any) -> list[float | None]:
+        rewards: list[float | None] = []
+        for i, completion in enumerate(completions):
+            convention = self.coords or (coords[i] if coords else "grid999")
+            phone = phone_screenshots[i] if phone_screenshots else "css"
+            result = replay(task_json[i], world_json[i], completion, convention, phone, self.manager)
+            if result.score is None:
+                rewards.append(None)
+            else:
+                rewards.append(float(result.success) if self.reward == "success" else result.score)
+        return rewards

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The trainer venv (.venv-train): TRL and its CPU torch, kept out of the project venv so
+# guiforge never depends on a trainer. Tests run the trainer-side checks in a subprocess with
+# its python. Idempotent and quick when done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON=${PYTHON:-python3}
+# torch==2.13.0 resolves to the CPU wheel on this machine's disk; a plain `torch` pulls CUDA
+TRAIN_PACKAGES=("torch==2.13.0" "trl==1.16.*" "datasets>=5.2" "pillow>=10")
+stamp=.venv-train/.guiforge-train-installed
+want=$(printf '%s\n' "${TRAIN_PACKAGES[@]}" | sha256sum | cut -c1-16)
+if [ ! -x .venv-train/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "bootstrap-train: creating .venv-train with ${TRAIN_PACKAGES[*]} (a few minutes)"
+  [ -x .venv-train/bin/python ] || "$PYTHON" -m venv .venv-train
+  if ! .venv-train/bin/python -m pip install -q "${TRAIN_PACKAGES[@]}" > .venv-train/pip.log 2>&1; then
+    cat .venv-train/pip.log >&2
+    echo "bootstrap-train: pip install failed (log above, also in .venv-train/pip.log)" >&2
+    exit 1
+  fi
+  .venv-train/bin/python -c "import trl.data_utils, datasets, torch"
+  echo "$want" > "$stamp"
+fi

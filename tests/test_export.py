@@ -1,0 +1,338 @@
+"""Exports from a real lake (scripted teacher in real Chromium), read back by the real
+consumers: `datasets` decodes every export's images, TRL's prepare_multimodal_messages takes
+every row (in the trainer venv), LLaMA-Factory's placeholder rule holds, and the RL reward
+and environment score replays in a real environment."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from datasets import load_dataset
+
+from guiforge.config import build_pipeline
+from guiforge.envs.actions import to_pixels
+from guiforge.errors import GuiforgeError
+from guiforge.export import export_run
+from guiforge.export.coords import CONVENTIONS, decode_action, encode_action, pixel_point
+from guiforge.export.prompts import rebuild, recorded
+from guiforge.export.source import load_source
+from guiforge.harness.context import ContextPolicy
+from guiforge.harness.parser import parse_reply
+from guiforge.lake import Lake, ShardCommit, commit_shard
+from guiforge.orchestration.runner import run_pipeline
+
+ROOT = Path(__file__).resolve().parents[1]
+CARD = "mail.reply_invoice_total"
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory) -> Lake:
+    """A real run (web + mobile), plus an RL pool and relabels written the way the
+    rl_select and relabel stages write them (their tables' declared columns)."""
+    root = tmp_path_factory.mktemp("export") / "lake"
+    cfg = {"name": "exp", "seed": 4, "workers": 2, "models": {"world_builder": {"provider": "offline"},
+                                                           "teacher": {"provider": "offline"}},
+           "stages": {"personas": {"count": 4, "shard_size": 2}, "worlds": {}, "skills": {"include": [CARD]},
+                      "task_candidates": {"per_world": 2}, "task_gates": {"concurrency": 2},
+                      "rollouts": {"samples": 4, "tasks": 2, "tasks_per_shard": 2, "concurrency": 2,
+                                   "phone_screenshots": "css"},
+                      "export": {"formats": ["hf", "llamafactory"], "coords": "grid1000"}}}
+    run_pipeline(build_pipeline(cfg, "x.yaml", lake=str(root)), executor="local")
+    store = Lake(root)
+    run = store.runs("trajectories")[0]
+    tasks = {t["task_id"]: t for t in store.read_table("tasks").to_pylist()}
+    trajectories = store.read_table("trajectories").to_pylist()
+    pool = []
+    for rank, task_id in enumerate(sorted({t["task_id"] for t in trajectories})):
+        mine = [t for t in trajectories if t["task_id"] == task_id]
+        wins = sum(bool(t["success"]) for t in mine)
+        task = tasks[task_id]
+        pool.append({"task_id": task_id, "domain": task["domain"], "skill_id": task["skill_id"],
+                     "world_id": task["world_id"], "variant": task["variant"], "apps": task["apps"],
+                     "instruction": task["instruction"], "n_samples": len(mine), "n_valid": len(mine),
+                     "n_success": wins, "success_rate": wins / len(mine), "selected_reason": "test pool",
+                     "rank": rank, "round": 0, "task_json": json.dumps({k: v for k, v in task.items() if k != "run_id"})})
+    winner = next(t for t in trajectories if t["success"])
+    steps = sorted((s for s in store.read_table("steps").to_pylist() if s["trajectory_id"] == winner["trajectory_id"]),
+                   key=lambda s: s["step_index"])
+    relabels = [{"trajectory_id": s["trajectory_id"], "step_index": s["step_index"],
+                 "thought": f"Relabeled thought {s['step_index']}.", "original_thought": s["thought"],
+                 "consistent": s["step_index"] != 1, "failed_check": None if s["step_index"] != 1 else "element",
+                 "attempts": 1, "mode": "reasoning", "assistant_text": None, "relabeler_model": "offline:relabeler",
+                 "prompt_hash": "rlb0123"} for s in steps]
+    commit_shard(store, ShardCommit("rl_select", run, "testpool", "rl_select"), {"rl_tasks": pool})
+    commit_shard(store, ShardCommit("relabel", run, "testrelabel", "relabel"), {"relabels": relabels})
+    store.test_winner = winner  # type: ignore[attr-defined]
+    return store
+
+
+@pytest.fixture(scope="module")
+def hf_export(lake, tmp_path_factory):
+    out = tmp_path_factory.mktemp("hf") / "ds"
+    return out, export_run(lake, out, fmt="hf")
+
+
+def test_export_stage_in_the_pipeline(lake):
+    """The pipeline's export stage (before the pool and relabels were added) wrote its
+    folders beside the lake and one exports row per dataset."""
+    run = lake.runs("trajectories")[0]
+    exports = lake.read_table("exports").to_pylist()
+    staged = [e for e in exports if e["path"].startswith(str(Path(lake.root).parent / "exports" / run))]
+    assert {(e["kind"], e["format"]) for e in staged} >= {("sft", "hf"), ("rl", "hf"), ("sft", "llamafactory")}
+    sft = next(e for e in staged if e["kind"] == "sft" and e["format"] == "hf")
+    assert sft["n_rows"] > 0 and sft["coords"] == "grid1000" and sft["source_run"] == run
+    assert len(load_dataset(sft["path"], "all", split="train")) == sft["n_rows"]
+    assert (Path(lake.root).parent / "exports" / run / "llamafactory" / "dataset_info.json").is_file()
+
+
+def test_coordinates_within_one_pixel():
+    for width, height in [(1280, 800), (412, 839), (1920, 1080), (1082, 2000), (7, 5)]:
+        for g in range(0, 1000, 37):
+            want = to_pixels(g, 999 - g, width, height)
+            for convention in CONVENTIONS:
+                encoded = encode_action({"type": "click", "x": g, "y": 999 - g}, width, height, convention)
+                px, py = pixel_point(encoded, width, height, convention)
+                assert abs(px - want[0]) <= 1 and abs(py - want[1]) <= 1, (convention, width, g, encoded)
+                back = decode_action(encoded, width, height, convention)  # what a replay steps
+                landed = to_pixels(back["x"], back["y"], width, height)  # where the environment acts
+                step_x, step_y = max(1, -(-width // 999)), max(1, -(-height // 999))  # one grid unit in px
+                assert abs(landed[0] - want[0]) <= step_x and abs(landed[1] - want[1]) <= step_y
+                if convention in ("grid999", "pixels") and min(width, height) > 999:  # pixels finer than the grid
+                    assert (back["x"], back["y"]) == (g, 999 - g)
+    with pytest.raises(ValueError, match="outside the pixels range"):
+        decode_action({"type": "click", "x": 1300, "y": 10}, 1280, 800, "pixels")
+
+
+def test_hf_export_loads_with_datasets(lake, hf_export):
+    out, result = hf_export
+    assert result.acceptance == "verifier" and result.n_sft > 0 and result.n_rl == 2
+    card = (out / "README.md").read_text()
+    front = yaml.safe_load(card.split("---\n")[1])
+    names = {c["config_name"] for c in front["configs"]}
+    assert {"all", "web", "mobile", "prompt_completion", "rl"} <= names and "verifier succeeded" in card
+    ds = load_dataset(str(out), "all", split="train")  # the card's default config, read as a training job would
+    assert len(ds) == result.n_sft
+    wins = {t["trajectory_id"] for t in lake.read_table("trajectories").to_pylist() if t["success"]}
+    assert set(ds["trajectory_id"]) == wins  # only verifier-accepted trajectories
+    for row in ds:
+        placeholders = sum(p["type"] == "image" for m in row["messages"] for p in m["content"])
+        assert placeholders == len(row["images"]) >= 1 and row["images"][-1].size == (row["image_width"],
+                                                                                      row["image_height"])
+        assert row["messages"][0]["role"] == "system" and row["messages"][-1]["role"] == "assistant"
+        for column in ("persona_id", "world_id", "skill_id", "task_id", "trajectory_id", "teacher_model"):
+            assert row[column], column
+    # the target is the harness's reply format with the step's own action
+    steps = {(s["trajectory_id"], s["step_index"]): s for s in lake.read_table("steps").to_pylist()}
+    row = ds[3]
+    _, action = parse_reply(row["messages"][-1]["content"][0]["text"], row["domain"], row["variant"])
+    assert action.model_dump() == steps[(row["trajectory_id"], row["step_index"])]["action"]
+    web = load_dataset("parquet", data_files=str(out / "sft" / "web" / "*.parquet"), split="train")
+    assert set(web["domain"]) == {"web"} and web[0]["images"][0].mode in ("RGB", "RGBA")
+    pc = load_dataset(str(out), "prompt_completion", split="train")
+    assert len(pc) == len(ds) and pc[0]["completion"][0]["role"] == "assistant"
+    rl = load_dataset(str(out), "rl", split="train")
+    assert sorted(rl["task_id"]) == sorted(r["task_id"] for r in lake.read_table("rl_tasks").to_pylist())
+    assert all(0 <= r["success_rate"] <= 1 and len(r["images"]) == 1 and r["world_json"] for r in rl)
+
+
+def test_images_are_stored_once_per_file(hf_export):
+    _, result = hf_export
+    figures = result.figures
+    # each row shows several frames; stored once per file, a row costs about a raw step
+    assert figures["sft_bytes_per_step"] < 1.5 * figures["raw_bytes_per_step"], figures
+
+
+def test_relabels_and_exclusions(lake, hf_export):
+    out, result = hf_export
+    winner = lake.test_winner["trajectory_id"]
+    ds = load_dataset(str(out), "all", split="train").filter(lambda r: r["trajectory_id"] == winner)
+    assert 1 not in ds["step_index"]  # its relabel failed the consistency check
+    zero = next(r for r in ds if r["step_index"] == 0)
+    assert json.loads(zero["messages"][-1]["content"][0]["text"])["thought"] == "Relabeled thought 0."
+    assert zero["relabeler_model"] == "offline:relabeler" and zero["thought_source"] == "relabel"
+    reasons = {e["subject_id"]: e["reason"] for e in result.exclusions}
+    assert reasons[f"{winner}#1"].startswith("relabel inconsistent") and "element" in reasons[f"{winner}#1"]
+    failed = [t for t in lake.read_table("trajectories").to_pylist() if not t["success"]]
+    assert all("verifier did not succeed" in reasons[t["trajectory_id"]] for t in failed)
+
+
+def test_pixel_coordinates_in_target_and_prompt(lake, tmp_path):
+    result = export_run(lake, tmp_path / "px", fmt="hf", coords="pixels")
+    ds = load_dataset(str(tmp_path / "px"), "all", split="train")
+    steps = {(s["trajectory_id"], s["step_index"]): s for s in lake.read_table("steps").to_pylist()}
+    checked = 0
+    for row in ds:
+        action = json.loads(row["messages"][-1]["content"][0]["text"])["action"]
+        if "x" in action:
+            pixels = json.loads(steps[(row["trajectory_id"], row["step_index"])]["action_pixels_json"])
+            assert (action["x"], action["y"]) == (pixels["x"], pixels["y"])
+            checked += 1
+        system = row["messages"][0]["content"][0]["text"]
+        assert "integer pixels of the screenshot" in system and "0-999 grid" not in system
+    assert checked and result.coords == "pixels"
+
+
+def test_context_rebuild_matches_the_recorded_prompt(lake):
+    src = load_source(lake)
+    harness = json.loads(src.trajectories[0]["harness_json"])
+    policy = ContextPolicy.model_validate(harness["context"])
+    for steps in src.steps.values():
+        for i, step in enumerate(steps):
+            assert rebuild(steps, i, policy) == recorded(step)  # the harness's own builder, from the lake
+    steps = max(src.steps.values(), key=len)
+    last = rebuild(steps, len(steps) - 1, ContextPolicy(kind="summary"))
+    shown = [p for m in last for p in m["parts"] if isinstance(p, dict)]
+    assert len(shown) == min(3, len(steps)) and any("Earlier steps" in str(m["parts"][0]) for m in last)
+
+
+def test_llamafactory_sharegpt(lake, tmp_path):
+    out = tmp_path / "lf"
+    result = export_run(lake, out, fmt="llamafactory", coords="grid1000")
+    info = json.loads((out / "dataset_info.json").read_text())["guiforge_sft"]
+    assert info["formatting"] == "sharegpt" and info["columns"] == {"messages": "messages", "images": "images"}
+    rows = json.loads((out / info["file_name"]).read_text())
+    assert len(rows) == result.n_sft > 0
+    for row in rows:
+        tokens = sum(m["content"].count("<image>") for m in row["messages"])
+        assert tokens == len(row["images"]) and all((out / p).is_file() for p in row["images"])
+        turns = row["messages"][1:] if row["messages"][0]["role"] == "system" else row["messages"]
+        assert [m["role"] for m in turns] == ["user", "assistant"] * (len(turns) // 2)  # sharegpt's alternation
+    frames = {p for r in rows for p in r["images"]}
+    assert len(list((out / "images").iterdir())) == len(frames)  # every frame once
+
+
+def _train_python() -> Path:
+    python = ROOT / ".venv-train" / "bin" / "python"
+    proc = subprocess.run([str(ROOT / "scripts" / "bootstrap-train.sh")], capture_output=True, text=True,
+                          timeout=900)
+    if proc.returncode != 0 or not python.exists():
+        pytest.skip(f"the trainer venv (.venv-train) could not be made: {proc.stderr.strip()[-300:]}")
+    return python
+
+
+TRL_CHECK = r"""
+import sys
+from datasets import load_dataset
+from trl.data_utils import is_conversational, prepare_multimodal_messages
+out = sys.argv[1]
+n = 0
+for config, column in (("all", "messages"), ("prompt_completion", "prompt"), ("rl", "prompt")):
+    ds = load_dataset(out, config, split="train")
+    for row in ds:
+        assert is_conversational(row), config
+        messages = row[column] + (row["completion"] if config == "prompt_completion" else [])
+        filled = prepare_multimodal_messages(messages, row["images"])
+        images = [p["image"] for m in filled for p in m["content"] if p["type"] == "image"]
+        assert len(images) == len(row["images"]) and all(i.size[0] > 0 for i in images)
+        n += 1
+print("checked", n)
+"""
+
+
+def test_trl_accepts_every_row(hf_export):
+    out, result = hf_export
+    python = _train_python()
+    proc = subprocess.run([str(python), "-c", TRL_CHECK, str(out)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert f"checked {2 * result.n_sft + result.n_rl}" in proc.stdout
+
+
+def _reference_completion(lake, task_id: str, coords: str, rl_row: dict) -> str:
+    """A successful trajectory's actions as a completion in the export's convention."""
+    from guiforge.export.prompts import encode_reply
+
+    winner = next(t for t in lake.read_table("trajectories").to_pylist() if t["task_id"] == task_id and t["success"])
+    steps = sorted((s for s in lake.read_table("steps").to_pylist() if s["trajectory_id"] == winner["trajectory_id"]),
+                   key=lambda s: s["step_index"])
+    return "\n".join(encode_reply(s["thought"], s["action"], s["image_width"], s["image_height"], coords)
+                     for s in steps)
+
+
+def test_reward_scores_reference_one_and_empty_zero(lake, tmp_path):
+    from guiforge.rl import TaskReward
+
+    export_run(lake, tmp_path / "rl", fmt="hf", coords="unit")
+    rl = load_dataset(str(tmp_path / "rl"), "rl", split="train")
+    row = next(r for r in rl if r["n_success"])
+    reference = _reference_completion(lake, row["task_id"], "unit", row)
+    reward = TaskReward()
+    columns = {k: [row[k]] * 2 for k in row if k not in ("prompt", "images")}
+    completions = [[{"role": "assistant", "content": reference}], [{"role": "assistant", "content": ""}]]
+    assert reward(prompts=[row["prompt"]] * 2, completions=completions, **columns) == [1.0, 0.0]
+    partial = TaskReward(reward="score")(prompts=[row["prompt"]] * 2, completions=completions, **columns)
+    assert partial[0] == 1.0 and partial[1] < 1.0  # the rubric's weighted score: s0 may earn part of it
+
+
+def test_environment_through_trls_interface(lake, tmp_path):
+    """What GRPOTrainer does with environment_factory: probe the class for reset, tools and
+    get_reward, reset(**row), call tools with the policy's arguments, then get_reward()."""
+    from guiforge.rl import GuiforgeEnv
+
+    export_run(lake, tmp_path / "rl", fmt="hf", coords="grid1000")
+    rl = load_dataset(str(tmp_path / "rl"), "rl", split="train")
+    env = GuiforgeEnv()
+    members = dict(inspect.getmembers(type(env), predicate=inspect.isfunction))
+    tools = [name for name in members if name not in ("reset", "get_reward") and not name.startswith("_")]
+    assert "reset" in members and "get_reward" in members and tools == ["act"]
+    assert "Args:" in members["act"].__doc__ and inspect.signature(members["act"]).parameters["action"].annotation
+    row = next(r for r in rl if r["n_success"])
+    scripted = [json.loads(line)["action"] for line in
+                _reference_completion(lake, row["task_id"], "grid1000", row).splitlines()]
+    for _ in range(2):  # TRL pools instances: reset again for the next rollout
+        assert env.reset(**row) is None
+        for action in scripted:
+            result = env.act(json.dumps(action))
+            assert result[0]["type"] == "text" and "could not be used" not in result[0]["text"], result
+        assert any(p["type"] == "image" for p in result) or scripted[-1]["type"] in ("terminate", "answer")
+        assert env.get_reward() == 1.0
+    env.reset(**row)
+    assert "could not be used" in env.act('{"type": "fly"}')[0]["text"]
+    assert env.get_reward() == 0.0
+
+
+def test_judgments_decide_acceptance_when_present(lake, tmp_path):
+    run = lake.runs("trajectories")[0]
+    trajectories = lake.read_table("trajectories").to_pylist()
+    keep = trajectories[0]
+    rows = [{"trajectory_id": t["trajectory_id"], "task_id": t["task_id"], "judge": "ocr", "judge_model": "offline:ocr",
+             "prompt_hash": "jdg1", "success": t is keep, "verifier_success": t["success"], "accepted": t is keep,
+             "accept_policy": "judge", "accept_reason": "judge says success" if t is keep else "judge says failure"}
+            for t in trajectories]
+    commit_shard(lake, ShardCommit("judge", run, "testjudge", "judge"), {"judgments": rows})
+    try:
+        out = tmp_path / "j"
+        result = export_run(lake, out, fmt="hf")
+        assert result.acceptance == "judgments"
+        ds = load_dataset(str(out), "all", split="train")
+        assert set(ds["trajectory_id"]) <= {keep["trajectory_id"]} and set(ds["judge_model"]) <= {"offline:ocr"}
+        assert "judge says failure" in " ".join(e["reason"] for e in result.exclusions)
+    finally:
+        lake.fs.rm(lake.shard_path("judgments", run, "testjudge"))
+        lake.fs.rm(lake.manifest_path(run, "judge", "testjudge"))
+
+
+def test_cli_export_and_its_errors(lake, tmp_path):
+    cli = ROOT / ".venv" / "bin" / "guiforge"
+    out = tmp_path / "cli"
+    proc = subprocess.run([str(cli), "export", "--lake", lake.root, "--out", str(out), "--coords", "grid1000"],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"exported run \S+ to .* \d+ SFT rows, 2 RL prompts", proc.stdout)
+    exports = lake.read_table("exports").to_pylist()
+    assert {"sft", "sft_prompt_completion", "rl"} <= {e["kind"] for e in exports}
+    assert any(e["path"] == str(out) and e["coords"] == "grid1000" for e in exports)
+    assert any(e["stage"] == "export" for e in lake.read_table("exclusions").to_pylist())
+    bad = subprocess.run([str(cli), "export", "--lake", lake.root, "--out", str(out), "--coords", "inches"],
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "--coords" in bad.stderr and "Traceback" not in bad.stderr
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("keep me")
+    with pytest.raises(GuiforgeError, match="not a guiforge export"):
+        export_run(lake, tmp_path / "mine")
+    assert (tmp_path / "mine" / "notes.txt").exists()
