@@ -13,7 +13,7 @@ from PIL import Image
 
 from guiforge.report.views import rows
 
-THUMB_WIDTH = 360
+THUMB_BOX = (300, 400)
 
 
 @dataclass
@@ -107,9 +107,7 @@ def _frames(con: duckdb.DuckDBPyConnection, trajectory_id: str, count: int) -> l
 def _thumbnail(step_index: int, action: str, data: bytes) -> Frame:
     with Image.open(io.BytesIO(data)) as img:
         img = img.convert("RGB")
-        if img.width > THUMB_WIDTH:
-            img = img.resize((THUMB_WIDTH, max(1, round(img.height * THUMB_WIDTH / img.width))),
-                             Image.Resampling.LANCZOS)
+        img.thumbnail(THUMB_BOX, Image.Resampling.LANCZOS)  # a phone frame is tall: both sides bound
         buf = io.BytesIO()
         img.save(buf, format="JPEG", quality=82)
         width, height = img.size
