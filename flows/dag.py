@@ -20,6 +20,7 @@ from guiforge.lake.fingerprint import fingerprint
 from guiforge.lake.store import Lake
 from guiforge.orchestration.context import RunContext
 from guiforge.orchestration.engine import PlannedShard, Reporter, execute_stage, run_shard
+from guiforge.report.artifacts import publish_report, publish_stage
 from guiforge.stages.base import ShardPlan
 
 _contexts: dict[str, RunContext] = {}
@@ -57,7 +58,9 @@ def stage_flow(pipeline: dict[str, Any], stage_name: str) -> dict:
         return shard_task.with_options(task_run_name=f"{stage_name}:{p.plan.key}"[:100]).submit(
             pipeline, stage_name, p.fingerprint, p.plan.to_dict())
 
-    return execute_stage(ctx, stage, submit, as_completed, _reporter).as_dict()
+    summary = execute_stage(ctx, stage, submit, as_completed, _reporter).as_dict()
+    publish_stage(ctx.lake, ctx.run_id, summary)  # a markdown artifact: rows, exclusions, wall time
+    return summary
 
 
 @flow(name="guiforge-run", flow_run_name="{run_name}", persist_result=False, validate_parameters=False)
@@ -70,7 +73,8 @@ def pipeline_flow(pipeline: dict[str, Any], run_name: str = "run") -> list[dict]
             results.append(stage_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=workers))(
                 pipeline, s.name))
             if results[-1].get("interrupted"):  # a signal: the caller reports what was committed
-                break
+                return results
+        publish_report(ctx.lake, ctx.run_id)  # <lake>/_reports/<run_id>.html, as a link artifact
         return results
     finally:
         ctx.close()  # environment pools and other per-run resources

@@ -1,4 +1,4 @@
-"""The guiforge command line: run, validate, stats."""
+"""The guiforge command line: run, validate, stats, report."""
 
 from __future__ import annotations
 
@@ -118,6 +118,20 @@ def _options(
 from guiforge.cli_lake import lake_app  # noqa: E402 - the command groups follow the app
 
 app.add_typer(lake_app, name="lake")
+
+@app.command()
+def report(
+    lake: LakeOpt = None,
+    run_id: Annotated[str | None, typer.Option("--run-id", help="only this run (default: every run)")] = None,
+    out_path: Annotated[str, typer.Option("--out", help="HTML file to write (a path or fsspec URI)")] = "report.html",
+) -> None:
+    """One static HTML page of plots and sample trajectories over the lake (opens offline)."""
+    from guiforge.config import load_pipeline
+    from guiforge.report import write_report
+
+    written = write_report(lake or load_pipeline(None).config.lake, out_path, run_id)
+    out.print(f"report: {written}", highlight=False, soft_wrap=True)
+
 
 skills_app = typer.Typer(help="List and check skill cards (skills/<app>/<skill>.yaml).", no_args_is_help=True)
 app.add_typer(skills_app, name="skills")

@@ -91,9 +91,9 @@ def _run_prefect(pipeline: Pipeline, reporter: Reporter | None, verbose: bool) -
     from guiforge.orchestration.prefect_env import configure
 
     configure(verbose)
-    from guiforge.orchestration.server import temporary_server
+    from guiforge.orchestration.server import run_home, temporary_server
 
-    with temporary_server():
+    with temporary_server(home=run_home(Lake(pipeline.config.lake), pipeline.run_id)):
         from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
 
         from guiforge.flows.dag import pipeline_flow, set_reporter

@@ -22,6 +22,8 @@ from pathlib import Path
 import httpx
 
 from guiforge.errors import GuiforgeError
+from guiforge.lake.fingerprint import fingerprint
+from guiforge.lake.store import Lake
 
 _PR_SET_PDEATHSIG = 1
 
@@ -38,9 +40,20 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def run_home(lake: Lake, run_id: str) -> Path:
+    """Where the temporary server of a run keeps its database: with the run, under a local
+    lake (``<lake>/_prefect/run=<id>/``), else in a per-run folder of the user's state
+    directory; never the ``~/.prefect`` every other Prefect user on the machine shares."""
+    if lake.is_local:
+        return Path(lake.root) / "_prefect" / f"run={run_id}"
+    state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    return state / "guiforge" / "prefect" / f"{fingerprint(lake.uri)[:12]}" / f"run={run_id}"
+
+
 @contextlib.contextmanager
-def temporary_server(timeout_s: float | None = None) -> Iterator[str | None]:
-    """Yield the API URL to use; start a server only if none is configured."""
+def temporary_server(timeout_s: float | None = None, home: Path | None = None) -> Iterator[str | None]:
+    """Yield the API URL to use; start a server only if none is configured. ``home`` holds
+    the server's database (see run_home); without it, Prefect's own default."""
     # A first start migrates a fresh database, which takes long on a busy machine.
     timeout_s = timeout_s or float(os.environ.get("GUIFORGE_PREFECT_START_TIMEOUT", "240"))
     if os.environ.get("PREFECT_API_URL"):
@@ -50,6 +63,11 @@ def temporary_server(timeout_s: float | None = None) -> Iterator[str | None]:
     assert spec and spec.origin
     port = _free_port()
     env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
+    user_db = {"PREFECT_SERVER_DATABASE_CONNECTION_URL", "PREFECT_API_DATABASE_CONNECTION_URL"} & set(os.environ)
+    if home is not None and not user_db:  # a database the user configured wins
+        home.mkdir(parents=True, exist_ok=True)
+        env["PREFECT_HOME"] = str(home)
+        env["PREFECT_SERVER_DATABASE_CONNECTION_URL"] = f"sqlite+aiosqlite:///{home / 'prefect.db'}"
     proc = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "--app-dir", str(Path(spec.origin).parent.parent),
          "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1",
