@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from guiforge.stages.base import Stage
 from guiforge.stages.personas import PersonasStage
+from guiforge.stages.relabel import RelabelStage
 from guiforge.stages.rollouts import RolloutsStage
 from guiforge.stages.skill_author import SkillAuthorStage
 from guiforge.stages.skills import SkillsStage
@@ -13,5 +14,5 @@ from guiforge.stages.worlds import WorldsStage
 
 STAGES: dict[str, type[Stage]] = {
     cls.kind: cls for cls in (PersonasStage, WorldsStage, SkillsStage, TaskCandidatesStage, TaskGatesStage,
-                               RolloutsStage, SkillAuthorStage)
+                               RolloutsStage, SkillAuthorStage, RelabelStage)
 }
