@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from guiforge.stages.base import Stage
+from guiforge.stages.diagnose import DiagnoseStage
 from guiforge.stages.personas import PersonasStage
 from guiforge.stages.relabel import RelabelStage
+from guiforge.stages.resynthesize import ResynthesizeStage
 from guiforge.stages.rollouts import RolloutsStage
 from guiforge.stages.skill_author import SkillAuthorStage
 from guiforge.stages.skills import SkillsStage
@@ -14,5 +16,6 @@ from guiforge.stages.worlds import WorldsStage
 
 STAGES: dict[str, type[Stage]] = {
     cls.kind: cls for cls in (PersonasStage, WorldsStage, SkillsStage, TaskCandidatesStage, TaskGatesStage,
-                               RolloutsStage, SkillAuthorStage, RelabelStage)
+                               RolloutsStage, SkillAuthorStage, RelabelStage,
+                               DiagnoseStage, ResynthesizeStage)
 }
