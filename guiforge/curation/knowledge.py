@@ -50,6 +50,12 @@ class Thresholds:
     min_failures: int = 3
 
 
+def baseline(group: str) -> bool:
+    """Groups that name the ordinary case (targets of normal size, ASCII text): never a
+    weakness themselves, only the rest a weakness is measured against."""
+    return group.startswith("target_size:>=") or group == "text:ascii"
+
+
 def _z(f1: int, n1: int, f2: int, n2: int) -> float:
     if n1 == 0 or n2 == 0:
         return 0.0
@@ -119,7 +125,7 @@ def standouts(samples: list[SampleFacts], th: Thresholds = Thresholds()) -> list
                                 sorted({s.task_id for s in members if s.failed}),
                                 sorted(s.trajectory_id for s in members if s.failed))
         for g in an:
-            if g in done or an[g] < th.min_actions or af[g] < th.min_failures:
+            if g in done or baseline(g) or an[g] < th.min_actions or af[g] < th.min_failures:
                 continue
             rest_n, rest_f = total_an - an[g], total_af - af[g]
             rate, rest = af[g] / an[g], (rest_f / rest_n if rest_n else 0.0)

@@ -83,7 +83,7 @@ def _pointer(verb: str, ctx: StepContext, rng: random.Random) -> str:
         thing = f"the {kind}" + (f" {where}" if where else "")
     reason = rng.choice(["", f" {where}" if where and label else "", ""])
     templates = [f"I'll {verb} {thing}{reason}.", f"I need {thing}, so I'll {verb} it.",
-                 f"{thing[0].upper() + thing[1:]} is what I need; I'll {verb} it.",
+                 f"I'll {verb} {thing}: that is what I need next.",
                  f"I should {verb} {thing}{reason}."]
     return rng.choice(templates)
 
@@ -105,9 +105,16 @@ def _direction(a: dict[str, Any]) -> str:
     return "up" if dy < 0 else "down"
 
 
+class _Literal(random.Random):
+    """The retry's phrasing: always the first, most literal option of each choice."""
+
+    def choice(self, seq):
+        return seq[0]
+
+
 def write_thought(ctx: StepContext, seed: str, plain: bool = False) -> str:
     """One thought for the step; ``plain`` picks the most literal phrasing (the retry)."""
-    rng = random.Random(fingerprint([seed, ctx.step_index, "thought", plain]))
+    rng = (_Literal if plain else random.Random)(fingerprint([seed, ctx.step_index, "thought"]))
     a = ctx.action
     t = a.get("type")
     if t in ("click", "tap", "double_click", "right_click", "long_press"):
@@ -119,15 +126,15 @@ def write_thought(ctx: StepContext, seed: str, plain: bool = False) -> str:
     elif t == "scroll":
         d = _direction(a)
         body = rng.choice([f"What I need is not in view yet, so I'll scroll {d}.", f"I'll scroll {d} to see more.",
-                           f"Scrolling {d} should bring the rest into view."])
+                           f"I'll scroll {d}; that should bring the rest into view."])
     elif t == "swipe":
         d = _direction(a)
-        body = rng.choice([f"I'll swipe {d} to see more.", f"A swipe {d} should reveal the rest."])
+        body = rng.choice([f"I'll swipe {d} to see more.", f"I'll swipe {d}, which should reveal the rest."])
     elif t == "drag":
         body = "I'll drag it to where it belongs."
     elif t in ("key", "hotkey"):
         keys = "+".join(a.get("keys") or [])
-        body = rng.choice([f"I'll press {keys}.", f"Pressing {keys} does this in one go."])
+        body = rng.choice([f"I'll press {keys}.", f"I'll press {keys}; that does it in one go."])
     elif t == "goto":
         body = f"I'll go to {a.get('text')}."
     elif t in ("back", "home", "enter", "wait"):

@@ -31,6 +31,9 @@ class Weaknesses(BaseModel):
                                         description="per step past long_task_steps: stop early")
     weak_app: str | None = Field(default=None, description="the app the teacher handles badly")
     weak_app_misclick: float = Field(default=0.0, ge=0, le=1, description="misclick rate on every action in weak_app")
+    weak_action: str | None = Field(default=None, description="an action type the teacher gets wrong (type, click, ...)")
+    weak_action_rate: float = Field(default=0.0, ge=0, le=1,
+                                    description="per weak action: a wrong value (type) or a misclick (pointer)")
 
     def planted(self) -> list[str]:
         """The keys of the weaknesses switched on (what a diagnoser should report)."""
@@ -43,6 +46,8 @@ class Weaknesses(BaseModel):
             out.append(f"task_length:>{self.long_task_steps}")
         if self.weak_app and self.weak_app_misclick:
             out.append(f"app:{self.weak_app}")
+        if self.weak_action and self.weak_action_rate:
+            out.append(f"action_type:{self.weak_action}")
         return out
 
     @property
@@ -73,6 +78,11 @@ def apply_weaknesses(w: Weaknesses, action: Action, obs: Observation, step_index
             and rng.random() < w.long_task_early_stop:
         return None, "long_task"
     pointer = action.x is not None and action.y is not None and action.type != "scroll"
+    if w.weak_action == action.type and rng.random() < w.weak_action_rate:
+        if action.type == "type" and action.text:
+            return action.model_copy(update={"text": perturb(action.text, rng)}), None
+        if pointer and obs.width:
+            return _offset(action, rng, obs.width, obs.height), None
     if pointer and obs.width:
         if w.weak_app and w.weak_app in apps and rng.random() < w.weak_app_misclick:
             return _offset(action, rng, obs.width, obs.height), None

@@ -64,3 +64,17 @@ def test_one_query_per_spot_per_frame():
     mark_duplicates(rows)
     assert [r["duplicate_target"] for r in rows] == [False, True, True, False, False]
     assert rows[1]["duplicate_of"] == "t0:0"
+
+
+def test_every_phrasing_of_every_action_passes_the_check():
+    actions = [(CLICK, SEND), ({"type": "tap", "x": 5, "y": 5}, None), (TYPE, SEND),
+               ({"type": "scroll", "direction": "up", "x": 1, "y": 1}, None),
+               ({"type": "swipe", "x": 500, "y": 200, "x2": 500, "y2": 800}, None),
+               ({"type": "hotkey", "keys": ["ctrl", "s"]}, None), ({"type": "key", "keys": ["enter"]}, None),
+               ({"type": "goto", "text": "mail"}, None), ({"type": "back"}, None), ({"type": "open_app", "app": "mail"}, None),
+               ({"type": "bash", "text": "ls"}, None), ({"type": "call_tool", "text": '{"name": "f", "arguments": {}}'}, None),
+               ({"type": "answer", "answer": "42"}, None), ({"type": "wait"}, None)]
+    for action, target in actions:
+        for i in range(30):
+            r = relabel_offline(StepContext("task", i % 5, 5, action, target, 1000, 1000), f"s{i}")
+            assert r.consistent and r.attempts == 1, (action, r)
