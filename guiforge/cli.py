@@ -272,6 +272,7 @@ def _print_stats(lake_uri: str, run_id: str | None) -> None:
             ro.add_row(*(str(v) for v in row))
         out.print(ro)
     _print_curation(lake, run_id)
+    _print_rounds(lake, run_id)
     catalog = write_catalog(lake)
     if catalog:
         out.print(f"DuckDB catalog: {catalog}  (duckdb {catalog} -c 'SELECT count(*) FROM worlds')")
@@ -307,6 +308,19 @@ def _print_curation(lake, run_id: str | None) -> None:
         for judge, domain, *rest in audit:
             au.add_row(judge, domain or "all", *("-" if v is None else str(v) for v in rest))
         out.print(au)
+
+
+def _print_rounds(lake, run_id: str | None) -> None:
+    from guiforge.curation.round_stats import round_summary
+
+    rows = round_summary(lake, run_id)
+    if rows:
+        rt = Table(title="resynthesis rounds (targeted: answers a knowledge-level standout)")
+        for col in ("round", "aim", "made", "gated", "rolled out", "success rate", "mixed share"):
+            rt.add_column(col, justify="left" if col == "aim" else "right")
+        for row in rows:
+            rt.add_row(*("-" if v is None else str(v) for v in row))
+        out.print(rt)
 
 
 def main() -> None:

@@ -129,6 +129,12 @@ def build_pipeline(
             raise describe_validation_error(exc, source, lines, loc) from None
         stages.append(cls(name=name, config=stage_config))
 
+    from guiforge.curation.rounds import expand_rounds
+
+    def fail(stage: str, message: str):
+        raise ConfigError(source, f"stages.{stage}", message, line_of(lines, ("stages", stage)))
+
+    stages = expand_rounds(stages, fail)  # a bounded resynthesis loop becomes named round stages
     ordered = _order(stages, source, lines)
     pipeline = Pipeline(config, ordered, source)
     for s in ordered:
@@ -170,8 +176,10 @@ def _order(stages: list, source: str, lines: dict) -> list:
             raise ConfigError(source, f"stages.{name}", "stages depend on each other in a cycle",
                               line_of(lines, ("stages", name)))
         visiting.add(name)
-        for t in by_name[name].inputs():
-            for p in producers[t]:
+        stage = by_name[name]
+        for t in stage.inputs():
+            # A stage in a resynthesis round reads only its round's producers (curation/rounds.py).
+            for p in stage.sources(t, producers[t]) if hasattr(stage, "sources") else producers[t]:
                 if p != name:
                     visit(p)
         visiting.discard(name)

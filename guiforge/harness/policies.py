@@ -21,6 +21,7 @@ from guiforge.harness.parser import format_reply
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.models.base import Message, ModelClient
 from guiforge.teacher.reference import GroundingError, Planned, ReferenceProgram
+from guiforge.teacher.weaknesses import Weaknesses, apply_weaknesses
 
 
 @dataclass
@@ -126,6 +127,8 @@ class ScriptedTeacher:
     seed: int
     task_id: str
     name: str = "offline:scripted-teacher"
+    weaknesses: Weaknesses | None = None  # planted, situation-dependent mistakes (teacher/weaknesses.py)
+    apps: list[str] = field(default_factory=list)
     _program: ReferenceProgram = field(init=False)
     _pending: Planned | None = field(default=None, init=False)
     _rng: random.Random = field(init=False)
@@ -187,6 +190,14 @@ class ScriptedTeacher:
             self._finished = True
             return Reply(format_reply("The task is complete.", Action(type="terminate", status="success")))
         action, thought = planned.action, planned.thought
+        if self.weaknesses is not None and self.weaknesses.active:
+            action, stopped = apply_weaknesses(self.weaknesses, action, turn.observation, turn.step_index, self.apps,
+                                               self._rng, perturb_text)
+            if action is None:
+                self._finished = True
+                return Reply(format_reply("I believe that is everything.", Action(type="terminate", status="success")))
+            if action is not planned.action:
+                return Reply(format_reply(thought, action))
         if action.x is not None and action.type != "scroll" and self._p(self.noise.misclick):
             if self._rng.random() < self.noise.recover:
                 self._pending = planned  # notice the miss next turn and redo the step

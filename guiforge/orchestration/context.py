@@ -41,12 +41,14 @@ class RunContext:
     def seed(self) -> int:
         return self.pipeline.config.seed
 
-    def input_shards(self, table: str, reader: str | None = None) -> list[InputShard]:
+    def input_shards(self, table: str, reader: str | None = None,
+                     producers: list[str] | None = None) -> list[InputShard]:
         """The committed, non-empty shards of ``table`` in this run, from the manifests of
-        the stages that produce it (but ``reader`` itself), in a stable order."""
+        the stages that produce it (only ``producers`` where given, but ``reader`` itself),
+        in a stable order."""
         out = []
         for producer in self.pipeline.producers()[table]:
-            if producer == reader:
+            if producer == reader or (producers is not None and producer not in producers):
                 continue
             for entry in self.lake.manifest_entries(self.run_id, producer):
                 written = entry["outputs"].get(table) or {}

@@ -18,6 +18,7 @@ from guiforge.harness.context import ContextPolicy
 from guiforge.harness.policies import Noise
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.stages.base import ShardPlan, Stage, StageConfig
+from guiforge.teacher.weaknesses import Weaknesses
 
 
 class RolloutsConfig(StageConfig):
@@ -28,6 +29,7 @@ class RolloutsConfig(StageConfig):
     model_role: str = "teacher"
     context: ContextPolicy = Field(default_factory=ContextPolicy)
     noise: Noise = Field(default_factory=Noise)
+    weaknesses: Weaknesses | None = Field(default=None, description="planted, situation-dependent teacher mistakes")
     instances_per_domain: int = Field(default=2, ge=1, le=16)
     phone_screenshots: Literal["device", "css"] = Field(
         default="device", description="mobile frames in device pixels (1082x2202) or CSS pixels (412x839, ~6x cheaper)")
@@ -100,7 +102,8 @@ class RolloutsStage(Stage):
         model = ctx.model(self.model_role)
         if model.offline:
             return ScriptedTeacher(json.loads(row["reference_json"]), row["domain"], row["variant"], self.config.noise,
-                                   seed=int(fingerprint([ctx.seed, sample], 8), 16), task_id=row["task_id"])
+                                   seed=int(fingerprint([ctx.seed, sample], 8), 16), task_id=row["task_id"],
+                                   weaknesses=self.config.weaknesses, apps=list(row.get("apps") or []))
         return ModelPolicy(ctx.client(self.model_role), sample=sample)
 
     def run(self, ctx, shard: ShardPlan):
@@ -111,6 +114,7 @@ class RolloutsStage(Stage):
         worlds = world_index(ctx)
         images = ShardContent(ctx.resource("images-store", lambda: ContentStore(ctx.lake, "images")))
         harness = {"context": self.config.context.model_dump(), "noise": self.config.noise.model_dump(),
+                   **({"weaknesses": self.config.weaknesses.model_dump()} if self.config.weaknesses else {}),
                    "max_parse_retries": self.config.max_parse_retries}
         try:
             return self._rollouts(ctx, shard, manager, worlds, images, harness)

@@ -1,0 +1,146 @@
+"""The offline diagnoser's knowledge level: failure rates aggregated over tasks, and the
+weaknesses that stand out.
+
+Two kinds of groups: of samples (per skill, app, domain, task length: the share of samples
+that fail) and of actions (per action type, target size, typed script: the share of actions
+where a failed sample departed from a successful one). A group stands out when its rate is
+well above the rest's (a two-proportion z-test plus a minimum gap and support). Standouts
+are taken greedily, strongest first, and each one explains away what it covers (the app's
+samples, the small targets' departures) before the next is tested, so a weak app does not
+also surface as each of its skills or as "clicks fail".
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+
+@dataclass
+class SampleFacts:
+    trajectory_id: str
+    task_id: str
+    failed: bool
+    groups: set[str]  # skill:..., app:..., domain:..., task_length:>N
+    step_groups: list[set[str]] = field(default_factory=list)  # per step: action_type:..., target_size:...
+    departure_groups: set[str] = field(default_factory=set)  # the departing step's (expected) groups
+
+
+@dataclass
+class Standout:
+    key: str
+    unit: str  # samples | actions
+    n: int
+    failures: int
+    rate: float
+    rest_rate: float
+    z: float
+    tasks: list[str]
+    trajectories: list[str]
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    z: float = 3.0
+    sample_gap: float = 0.2
+    action_gap: float = 0.08
+    min_samples: int = 8
+    min_actions: int = 8
+    min_failures: int = 3
+
+
+def baseline(group: str) -> bool:
+    """Groups that name the ordinary case (targets of normal size, ASCII text): never a
+    weakness themselves, only the rest a weakness is measured against."""
+    return group.startswith("target_size:>=") or group == "text:ascii"
+
+
+def _z(f1: int, n1: int, f2: int, n2: int) -> float:
+    if n1 == 0 or n2 == 0:
+        return 0.0
+    p = (f1 + f2) / (n1 + n2)
+    se = math.sqrt(max(p * (1 - p), 1e-9) * (1 / n1 + 1 / n2))
+    return (f1 / n1 - f2 / n2) / se
+
+
+def rates(samples: list[SampleFacts]) -> dict[str, dict[str, dict]]:
+    """dimension -> group -> {n, failures, rate}: the table a researcher reads first."""
+    out: dict[str, dict[str, dict]] = {}
+    n, f = Counter(), Counter()
+    for s in samples:
+        for g in s.groups:
+            n[g] += 1
+            f[g] += s.failed
+    an, af = Counter(), Counter()
+    for s in samples:
+        for groups in s.step_groups:
+            for g in groups:
+                an[g] += 1
+        for g in s.departure_groups:
+            af[g] += 1
+    for counts, fails, unit in ((n, f, "samples"), (an, af, "actions")):
+        for g, total in counts.items():
+            dim = g.split(":", 1)[0]
+            out.setdefault(dim, {})[g] = {"unit": unit, "n": total, "failures": fails[g],
+                                          "rate": round(fails[g] / total, 4)}
+    return out
+
+
+def standouts(samples: list[SampleFacts], th: Thresholds = Thresholds()) -> list[Standout]:
+    active = {s.trajectory_id: s for s in samples}
+    explained_actions: set[str] = set()
+    found: list[Standout] = []
+    while True:
+        best: Standout | None = None
+        live = list(active.values())
+        total_n, total_f = len(live), sum(s.failed for s in live)
+        n, f = Counter(), Counter()
+        for s in live:
+            for g in s.groups:
+                n[g] += 1
+                f[g] += s.failed
+        an, af = Counter(), Counter()
+        for s in live:
+            for groups in s.step_groups:
+                if groups & explained_actions:
+                    continue
+                for g in groups:
+                    an[g] += 1
+            if not s.departure_groups & explained_actions:
+                for g in s.departure_groups:
+                    af[g] += 1
+        total_an = sum(1 for s in live for groups in s.step_groups if not groups & explained_actions)
+        total_af = sum(1 for s in live if s.departure_groups and not s.departure_groups & explained_actions)
+        done = {x.key for x in found}
+        for g in n:
+            if g in done or n[g] < th.min_samples or f[g] < th.min_failures:
+                continue
+            rest_n, rest_f = total_n - n[g], total_f - f[g]
+            rate, rest = f[g] / n[g], (rest_f / rest_n if rest_n else 0.0)
+            z = _z(f[g], n[g], rest_f, rest_n)
+            if z >= th.z and rate - rest >= th.sample_gap and (best is None or z > best.z):
+                members = [s for s in live if g in s.groups]
+                best = Standout(g, "samples", n[g], f[g], round(rate, 4), round(rest, 4), round(z, 2),
+                                sorted({s.task_id for s in members if s.failed}),
+                                sorted(s.trajectory_id for s in members if s.failed))
+        for g in an:
+            if g in done or baseline(g) or an[g] < th.min_actions or af[g] < th.min_failures:
+                continue
+            rest_n, rest_f = total_an - an[g], total_af - af[g]
+            rate, rest = af[g] / an[g], (rest_f / rest_n if rest_n else 0.0)
+            z = _z(af[g], an[g], rest_f, rest_n)
+            if z >= th.z and rate - rest >= th.action_gap and (best is None or z > best.z):
+                members = [s for s in live if g in s.departure_groups]
+                best = Standout(g, "actions", an[g], af[g], round(rate, 4), round(rest, 4), round(z, 2),
+                                sorted({s.task_id for s in members}), sorted(s.trajectory_id for s in members))
+        if best is None:
+            return found
+        found.append(best)
+        if best.unit == "samples":
+            for s in [s for s in live if best.key in s.groups]:
+                del active[s.trajectory_id]
+        else:
+            explained_actions.add(best.key)
+            for s in [s for s in live if best.key in s.departure_groups]:
+                del active[s.trajectory_id]

@@ -1,0 +1,92 @@
+"""Relabelers: write a step's thought, check it against the action, retry once with the
+reason fed back. The offline one writes from the step's record (curation/thoughts.py); a
+model one sees the instruction, the history, the screenshot and the action taken, through
+the shared clients (structured output, cache, accounting)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+
+from guiforge.curation.consistency import check_consistency
+from guiforge.curation.thoughts import StepContext, element_name, write_thought
+from guiforge.models.base import ImagePart, Message, prompt_hash
+
+ATTEMPTS = 2  # the first try, then one retry with the failed check fed back
+
+SYSTEM = """You write the reasoning a computer-use agent had just before it acted.
+You see the task's instruction, what it did so far, the current screenshot and the action it
+then took. Write one or two sentences in the first person that lead to exactly that action:
+name the element it acts on as the screen shows it (in quotes), say the exact text it types
+(in quotes), the direction it scrolls, and why this step moves the task forward.
+Reply with JSON only: {"thought": "..."}"""
+
+
+class ThoughtReply(BaseModel):
+    thought: str = Field(min_length=3, max_length=2000)
+
+
+@dataclass
+class Relabeled:
+    thought: str
+    consistent: bool
+    failed_check: str | None
+    failed_reason: str | None
+    attempts: int
+    model: str
+    prompt_hash: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+def _verdict(thought: str, ctx: StepContext) -> str | None:
+    return check_consistency(thought, ctx.action, ctx.target)
+
+
+def relabel_offline(ctx: StepContext, seed: str) -> Relabeled:
+    reason = None
+    for attempt in range(ATTEMPTS):
+        thought = write_thought(ctx, seed, plain=attempt > 0)  # the retry takes the literal phrasing
+        reason = _verdict(thought, ctx)
+        if reason is None:
+            return Relabeled(thought, True, None, None, attempt + 1, "offline:relabeler")
+    return Relabeled(thought, False, reason.split(":", 1)[0], reason, ATTEMPTS, "offline:relabeler")
+
+
+def prompt(ctx: StepContext, image: bytes | None, media_type: str = "image/png") -> list[Message]:
+    label, kind = element_name(ctx.target)
+    history = "\n".join(f"{i + 1}. {h}" for i, h in enumerate(ctx.history)) or "(none: this is the first step)"
+    action = {k: v for k, v in ctx.action.items() if v is not None}
+    text = (f"Instruction: {ctx.instruction}\n\nActions so far:\n{history}\n\n"
+            f"Step {ctx.step_index + 1} of {ctx.n_steps}. The action taken (0-999 grid): {json.dumps(action)}\n"
+            f"Element under the action's point: {json.dumps({'label': label, 'kind': kind}) if ctx.target else 'none'}")
+    parts: tuple = (text, ImagePart(image, media_type)) if image else (text,)
+    return [Message("system", SYSTEM), Message("user", parts)]
+
+
+async def relabel_with_model(client, ctx: StepContext, image: bytes | None, media_type: str = "image/png") -> Relabeled:
+    from guiforge.models.structured import agenerate
+
+    messages = prompt(ctx, image, media_type)
+    result = await agenerate(client, messages, ThoughtReply, attempts=ATTEMPTS,
+                             extra_check=lambda v: [r] if (r := _verdict(v.thought, ctx)) else [])
+    tokens_in = sum(c.input_tokens for c in result.completions)
+    tokens_out = sum(c.output_tokens for c in result.completions)
+    name = f"{client.config.provider}:{client.config.model}"
+    if result.ok:
+        return Relabeled(result.value.thought, True, None, None, result.attempts, name, prompt_hash(messages),
+                         tokens_in, tokens_out)
+    # The last reply: its thought if it parsed (kept, marked inconsistent), else nothing usable.
+    last = result.completions[-1].text if result.completions else ""
+    try:
+        from guiforge.models.structured import extract_json
+
+        thought = ThoughtReply.model_validate(extract_json(last)).thought
+        reason = _verdict(thought, ctx) or result.errors[-1]
+    except ValueError:
+        thought, reason = last[:2000], f"parse: {result.errors[-1] if result.errors else 'no reply'}"
+    check = reason.split(":", 1)[0] if reason.split(":", 1)[0] in ("verb", "element", "text", "direction") \
+        else "parse"
+    return Relabeled(thought, False, check, reason, result.attempts, name, prompt_hash(messages), tokens_in, tokens_out)

@@ -1,0 +1,97 @@
+"""diagnose: why samples fail, at MAI-Gym's three levels (action, trajectory, knowledge).
+
+Per task, each failed sample is compared with a successful one of the same task; a model
+diagnoser (when configured) receives the two trajectories side by side, the offline one is
+a rule-based differ. One more shard aggregates over every task: failure rates per skill,
+app, domain, task length, action type, target size and typed script, with the standouts.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from guiforge.stages.base import ShardPlan, Stage, StageConfig
+
+
+class DiagnoseConfig(StageConfig):
+    tasks_per_shard: int = Field(default=16, ge=1, le=10_000)
+    small_target_px: int = Field(default=24, ge=1, le=400, description="a target smaller than this is small")
+    long_task_steps: int = Field(default=10, ge=1, le=200, description="a task past this many steps is long")
+    z: float = Field(default=3.0, gt=0, description="how far above the rest a group's failure rate must stand")
+    min_samples: int = Field(default=8, ge=1, description="samples a group needs before it can stand out")
+    model_role: str = "diagnoser"
+    concurrency: int = Field(default=8, ge=1, le=256)
+
+
+class DiagnoseStage(Stage):
+    kind = "diagnose"
+    config_model = DiagnoseConfig
+    description = "failed vs successful samples: action, trajectory and knowledge-level diagnoses"
+    config: DiagnoseConfig
+
+    @property
+    def model_role(self) -> str:
+        return self.config.model_role
+
+    def inputs(self) -> list[str]:
+        return ["trajectories", "steps", "tasks"]
+
+    def outputs(self) -> list[str]:
+        return ["diagnoses"]
+
+    def plan(self, ctx) -> list[ShardPlan]:
+        from guiforge.curation.lakeread import fingerprints, read_rows
+
+        tasks = sorted({r["task_id"] for r in read_rows(ctx, "trajectories", ["task_id"])})
+        inputs = fingerprints(ctx, *self.inputs())
+        size = self.config.tasks_per_shard
+        plans = [ShardPlan(key=f"diagnose[{tasks[i]}+{len(tasks[i:i + size])}]", params={"tasks": tasks[i:i + size]},
+                           inputs=inputs) for i in range(0, len(tasks), size)]
+        if tasks:
+            plans.append(ShardPlan(key="diagnose[knowledge]", params={"knowledge": True}, inputs=inputs))
+        return plans
+
+    def _samples(self, ctx, task_ids: set[str] | None) -> tuple[list, dict]:
+        from guiforge.curation.diagnosis import TaskSamples
+        from guiforge.curation.differ import Step
+        from guiforge.curation.lakeread import read_rows, task_index
+
+        where = ("task_id", task_ids) if task_ids is not None else None
+        trajectories = [t for t in read_rows(ctx, "trajectories", None, where) if not t["env_failure"]
+                        and t["success"] is not None]
+        ids = {t["trajectory_id"] for t in trajectories}
+        steps: dict[str, list] = {}
+        for s in sorted(read_rows(ctx, "steps", None, ("trajectory_id", ids)),
+                        key=lambda s: (s["trajectory_id"], s["step_index"])):
+            steps.setdefault(s["trajectory_id"], []).append(Step.from_row(s))
+        tasks = ctx.resource(f"task-index:{self.name}", lambda: task_index(ctx))
+        by_task: dict[str, list] = {}
+        for t in sorted(trajectories, key=lambda t: (t["task_id"], t["sample_index"])):
+            by_task.setdefault(t["task_id"], []).append(t)
+        return [TaskSamples(tasks[tid], trs, {t["trajectory_id"]: steps.get(t["trajectory_id"], []) for t in trs})
+                for tid, trs in sorted(by_task.items()) if tid in tasks], tasks
+
+    def run(self, ctx, shard: ShardPlan):
+        from guiforge.curation.diagnosis import analyse_task, knowledge_rows
+        from guiforge.curation.knowledge import Thresholds, rates, standouts
+        from guiforge.curation.rounds import round_of
+
+        c = self.config
+        round_ = round_of(ctx)
+        knowledge = shard.params.get("knowledge", False)
+        samples, tasks = self._samples(ctx, None if knowledge else set(shard.params["tasks"]))
+        model = ctx.model(self.model_role)
+        name = "offline:differ" if model.offline or knowledge else f"{model.provider}:{model.model}"
+        rows, facts = [], []
+        for ts in samples:
+            task_rows, task_facts = analyse_task(ts, c.small_target_px, c.long_task_steps, name, round_)
+            rows.extend(task_rows)
+            facts.extend(task_facts)
+        if knowledge:
+            th = Thresholds(z=c.z, min_samples=c.min_samples)
+            return {"diagnoses": knowledge_rows(standouts(facts, th), rates(facts), tasks, name, round_)}
+        if not model.offline:
+            from guiforge.curation.diagnoser import diagnose_with_model
+
+            rows = diagnose_with_model(ctx.client(self.model_role), samples, rows, round_, c.concurrency)
+        return {"diagnoses": rows}

@@ -1,0 +1,140 @@
+"""relabel: a new thought for every step of the accepted trajectories, checked against the
+action it precedes (reason-then-act), plus what training reads: the reasoning/direct mode,
+the SFT target text, the action's span in it, and Mage's one-query-per-spot rule.
+
+An inconsistent thought (after one retry) and a repeated query stay in ``relabels`` with
+their flags, and each has an ``exclusions`` row saying why SFT leaves it out.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from pydantic import Field
+
+from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
+
+
+class RelabelConfig(StageConfig):
+    accepted_from: Literal["judgments", "verifier"] = Field(
+        default="judgments", description="SFT trajectories: the judge's acceptance, or the verifier's success")
+    reasoning_ratio: float = Field(default=0.5, ge=0, le=1, description="share of steps trained with their thought")
+    tasks_per_shard: int = Field(default=8, ge=1, le=10_000)
+    model_role: str = "relabeler"
+    concurrency: int = Field(default=8, ge=1, le=256, description="model relabels in flight per shard")
+
+
+def _summary(action: dict, target: dict | None) -> str:
+    label = (target or {}).get("label")
+    fields = " ".join(f"{k}={v}" for k, v in action.items() if v is not None and k != "type")
+    return f"{action['type']} {fields}".strip()[:140] + (f" on \u201c{label}\u201d" if label else "")
+
+
+class RelabelStage(Stage):
+    kind = "relabel"
+    config_model = RelabelConfig
+    description = "relabel thoughts of accepted trajectories; reason-then-act filter; SFT targets"
+    config: RelabelConfig
+
+    @property
+    def model_role(self) -> str:
+        return self.config.model_role
+
+    def inputs(self) -> list[str]:
+        tables = ["trajectories", "steps", "tasks", "images"]
+        return ["judgments", *tables] if self.config.accepted_from == "judgments" else tables
+
+    def outputs(self) -> list[str]:
+        return ["relabels", "exclusions"]
+
+    def plan(self, ctx) -> list[ShardPlan]:
+        from guiforge.curation.lakeread import accepted_trajectories, fingerprints, read_rows
+
+        accepted = accepted_trajectories(ctx, self.config.accepted_from)
+        by_task: dict[str, list[str]] = {}
+        for r in read_rows(ctx, "trajectories", ["trajectory_id", "task_id"]):
+            if r["trajectory_id"] in accepted:
+                by_task.setdefault(r["task_id"], []).append(r["trajectory_id"])
+        tasks = sorted(by_task)
+        inputs = fingerprints(ctx, *[t for t in self.inputs() if t != "images"])
+        size = self.config.tasks_per_shard
+        return [ShardPlan(key=f"relabel[{tasks[i]}+{len(tasks[i:i + size])}]",
+                          params={"trajectories": sorted(t for task in tasks[i:i + size] for t in by_task[task])},
+                          inputs=inputs)
+                for i in range(0, len(tasks), size)]
+
+    def run(self, ctx, shard: ShardPlan):
+        from guiforge.curation.consistency import ConsistencyFilter, DuplicateTargetFilter
+        from guiforge.curation.lakeread import images_by_sha, read_rows, task_index
+        from guiforge.curation.relabeler import relabel_offline, relabel_with_model
+        from guiforge.curation.sft_target import assistant_text, choose_mode, mark_duplicates
+        from guiforge.curation.thoughts import StepContext
+        from guiforge.filters import apply_filters
+
+        wanted = set(shard.params["trajectories"])
+        trajectories = {r["trajectory_id"]: r for r in read_rows(ctx, "trajectories", None, ("trajectory_id", wanted))}
+        steps = read_rows(ctx, "steps", None, ("trajectory_id", wanted))
+        steps.sort(key=lambda s: (s["trajectory_id"], s["step_index"]))
+        tasks = ctx.resource(f"task-index:{self.name}", lambda: task_index(ctx))
+        excluded, items = [], []
+        history: dict[str, list[str]] = {}
+        for s in steps:
+            key = f"{s['trajectory_id']}:{s['step_index']}"
+            if s["action"] is None:
+                excluded.append(exclusion_row(self.name, "no_action", s["error"] or "the step has no parsed action",
+                                              key, "steps"))
+                continue
+            trajectory = trajectories[s["trajectory_id"]]
+            target = json.loads(s["target_json"]) if s.get("target_json") else None
+            step_ctx = StepContext(tasks[trajectory["task_id"]]["instruction"], s["step_index"], trajectory["n_steps"],
+                                   s["action"], target, s["image_width"], s["image_height"],
+                                   tuple(history.get(s["trajectory_id"], [])))
+            history.setdefault(s["trajectory_id"], []).append(_summary(s["action"], target))
+            items.append((s, step_ctx, key))
+
+        model = ctx.model(self.model_role)
+        if model.offline:
+            results = [relabel_offline(c, f"{ctx.seed}:{s['trajectory_id']}") for s, c, _ in items]
+        else:
+            results = self._with_model(ctx, items, images_by_sha, relabel_with_model)
+
+        rows = []
+        for (s, step_ctx, key), r in zip(items, results, strict=True):
+            mode = choose_mode(s["trajectory_id"], s["step_index"], self.config.reasoning_ratio, ctx.seed)
+            text, start, end = assistant_text(mode, r.thought, s["action"])
+            rows.append({
+                "trajectory_id": s["trajectory_id"], "step_index": s["step_index"], "thought": r.thought,
+                "original_thought": s["thought"], "consistent": r.consistent, "failed_check": r.failed_check,
+                "failed_reason": r.failed_reason, "attempts": r.attempts, "mode": mode, "assistant_text": text,
+                "action_span_start": start, "action_span_end": end, "relabeler_model": r.model,
+                "prompt_hash": r.prompt_hash, "action": s["action"], "target": step_ctx.target,
+                "image_sha256": s["image_sha256"], "step_key": key,
+            })
+        mark_duplicates(rows)  # within a shard: every sample of a task shares its first frames
+        dropped = apply_filters([ConsistencyFilter(), DuplicateTargetFilter()], rows, stage=self.name,
+                                subject="step_key", subject_table="relabels")
+        keep = ("trajectory_id", "step_index", "thought", "original_thought", "consistent", "failed_check",
+                "attempts", "mode", "assistant_text", "action_span_start", "action_span_end", "duplicate_target",
+                "relabeler_model", "prompt_hash")
+        return {"relabels": [{k: r.get(k) for k in keep} for r in rows],
+                "exclusions": excluded + dropped.exclusions}
+
+    def _with_model(self, ctx, items, images_by_sha, relabel_with_model) -> list:
+        import asyncio
+
+        from guiforge.models.loop import run
+
+        client = ctx.client(self.model_role)
+        images = images_by_sha(ctx, {s["image_sha256"] for s, _, _ in items if s["image_sha256"]})
+        gate = asyncio.Semaphore(self.config.concurrency)
+
+        async def one(s, step_ctx):
+            data, media = images.get(s["image_sha256"], (None, "image/png"))
+            async with gate:
+                return await relabel_with_model(client, step_ctx, data, media)
+
+        async def everything():
+            return await asyncio.gather(*(one(s, c) for s, c, _ in items))
+
+        return run(everything())
