@@ -32,6 +32,7 @@ class WorldsConfig(StageConfig):
     per_persona: int = Field(default=1, ge=1, le=50, description="worlds per persona")
     model_role: str = "world_builder"
     consistency_check: bool = True
+    background: bool = Field(default=True, description="add everyday life (people, mail, calendar, payments) around the scenario")
 
 
 def world_row(world, builder: str, model: str | None, prompt_hash: str | None, seed: int) -> dict:
@@ -40,6 +41,7 @@ def world_row(world, builder: str, model: str | None, prompt_hash: str | None, s
         "title": world.title, "base_date": world.base_date.isoformat(), "currency": world.currency,
         "n_contacts": len(world.contacts), "n_events": len(world.events), "n_emails": len(world.emails),
         "n_documents": len(world.documents), "n_facts": len(world.facts),
+        "n_transactions": len(world.transactions), "n_chats": len(world.chats),
         "world_json": world.model_dump_json(), "builder": builder, "model": model,
         "prompt_hash": prompt_hash, "seed": seed,
     }
@@ -91,13 +93,15 @@ class WorldsStage(Stage):
     def run(self, ctx, shard: ShardPlan):
         from guiforge.worlds.consistency import check_world
         from guiforge.worlds.model import Persona
+        from guiforge.worlds.scenarios import suitable_scenarios
 
         scenarios = self.scenarios()
-        names = list(scenarios)
         personas = ctx.lake.read_shard(shard.params["path"]).to_pylist()
         jobs = []
         for i, row in enumerate(personas):
-            persona = Persona.model_validate({k: row[k] for k in Persona.model_fields})
+            persona = Persona.model_validate({k: row[k] for k in Persona.model_fields if k in row})
+            # only scenarios that fit the occupation (a bakery owner does not teach a class)
+            names = [s.id for s in suitable_scenarios(persona, scenarios)] or list(scenarios)
             for j in range(self.config.per_persona):
                 name = names[(shard.params["offset"] + i + j * len(personas)) % len(names)]
                 world_id = "wld_" + fingerprint([ctx.seed, persona.persona_id, name, j], 10)
@@ -110,6 +114,12 @@ class WorldsStage(Stage):
             from guiforge.authoring.world_llm import build_worlds_llm
 
             built = build_worlds_llm(ctx.client(self.model_role), jobs, ctx.seed)
+            if self.config.background:  # the model writes the scenario; everyday life is added
+                from guiforge.worlds.background import with_background
+
+                for item in built:
+                    if item.world is not None:
+                        item.world = with_background(item.world)
 
         worlds, excluded = [], []
         for item in built:
@@ -119,8 +129,9 @@ class WorldsStage(Stage):
                 continue
             problems = check_world(item.world) if self.config.consistency_check else []
             if problems:
-                excluded.append(exclusion_row(self.name, "consistency", "; ".join(p.message for p in problems[:5]),
-                                              item.world_id, "worlds", {"problems": [p.message for p in problems]}))
+                excluded.append(exclusion_row(self.name, "consistency", "; ".join(str(p) for p in problems[:5]),
+                                              item.world_id, "worlds", {"problems": [str(p) for p in problems],
+                                                                        "rules": sorted({p.code for p in problems})}))
                 continue
             worlds.append(world_row(item.world, item.builder, item.model, item.prompt_hash, ctx.seed))
         return {"worlds": worlds, "exclusions": excluded}
@@ -132,7 +143,8 @@ class WorldsStage(Stage):
         out = []
         for persona, scenario, world_id in jobs:
             try:
-                world = build_world(persona, scenario, seed=int(fingerprint([ctx.seed, world_id], 8), 16))
+                world = build_world(persona, scenario, seed=int(fingerprint([ctx.seed, world_id], 8), 16),
+                                    background=self.config.background)
             except GuiforgeError as exc:  # a template that cannot build for this persona: excluded, not fatal
                 out.append(BuiltWorld(world_id, None, "template", None, None, error=str(exc), gate="build"))
                 continue

@@ -29,6 +29,10 @@ class Persona(Strict):
     country: str
     email: str = Field(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
     phone: str
+    country_code: str = Field(default="", description="ISO 3166-1 alpha-2 of country")
+    region: str = Field(default="", description="geonames admin1 code of the city (a US state)")
+    timezone: str = Field(default="", description="IANA time zone of the city")
+    language: str = Field(default="", description="ISO 639-1 code of the persona's language")
     traits: list[str] = Field(min_length=1)
     goals: list[str] = Field(min_length=1)
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from guiforge.worlds.formats import company_domain, slug
 from guiforge.worlds.model import Persona
+from guiforge.worlds.places import City, cities, country_code, country_table
 from guiforge.worlds.runtime import shared_faker, stable_hash
 from guiforge.worlds.seeds import OccupationGroup, PersonaSeeds, load_persona_seeds
 
@@ -37,7 +38,9 @@ def build_persona(seed: int, index: int, seeds: PersonaSeeds) -> Persona:
     fk = shared_faker(locale)
     fk.seed_instance(rng.getrandbits(64))  # this persona's own stream: no state from others
     first, last = fk.first_name(), fk.last_name()
-    city = fk.city()
+    code = country_code(info.country)
+    home = home_city(rng, code)
+    city = home.name if home else fk.city()
     employer = _employer(rng.choice(group.employers), fk.company(), city, last)
     local = f"{slug(first, '.')}.{slug(last, '.')}"
     if group.work_email and employer != "Self-employed":
@@ -55,9 +58,25 @@ def build_persona(seed: int, index: int, seeds: PersonaSeeds) -> Persona:
         country=info.country,
         email=email,
         phone=fk.phone_number(),
+        country_code=code,
+        region=home.admin1 if home else "",
+        timezone=home.timezone if home else "",
+        language=locale.split("_")[0],
         traits=rng.sample(seeds.traits, rng.randint(2, 4)),
         goals=_goals(rng, group),
     )
+
+
+def home_city(rng: random.Random, code: str) -> City | None:
+    """A real city of the country, drawn with weight sqrt(population) so that capitals are
+    common but towns appear too; US cities only in states whose sales tax the table lists."""
+    pool = list(cities(code))
+    if code == "US":
+        states = country_table().us_states
+        pool = [c for c in pool if c.admin1 in states]
+    if not pool:
+        return None
+    return rng.choices(pool, weights=[c.population**0.5 for c in pool])[0]
 
 
 def _employer(fmt: str, company: str, city: str, last_name: str) -> str:

@@ -15,6 +15,7 @@ from faker import Faker
 from guiforge.errors import ConfigError
 from guiforge.worlds.dsl import At, Scenario, _Each
 from guiforge.worlds.model import Persona
+from guiforge.worlds.places import place_context
 from guiforge.worlds.render import LOCALE_KEY, TemplateError, renderer
 from guiforge.worlds.seeds import LocaleInfo, locale_info
 from guiforge.worlds.yamlsrc import PathKey, dotted
@@ -83,8 +84,31 @@ class Run:
                 "people": {},
                 "facts": {},
                 "docs": {},
+                **place_context(persona, self.loc.currency),
+                "docno": self.docno,
             }
         )
+
+    # -- varied numbers -------------------------------------------------------------------
+    def docno(self, kind: str = "invoice") -> str:
+        """A document number in one of the styles vendors use (INV-2024-0137, 2024/00457,
+        R-83421, ...), from the world's stream: numbers differ between worlds and vendors."""
+        year = self.base_date.year - (1 if self.rng.random() < 0.1 else 0)
+        n = self.rng.randint(11, 99999)
+        prefix = {"invoice": ["INV", "RE", "FA", "F", "INV"], "receipt": ["RCPT", "R", "BON"],
+                  "quote": ["Q", "OFF", "QT", "ANG"], "order": ["PO", "ORD", "BE"],
+                  "booking": ["BK", "RES", "B"]}.get(kind, [kind[:3].upper()])  # fmt: skip
+        p = self.rng.choice(prefix)
+        style = self.rng.randrange(5)
+        if style == 0:
+            return f"{p}-{year}-{n % 10000:04d}"
+        if style == 1:
+            return f"{year}/{n:05d}"
+        if style == 2:
+            return f"{p}{year % 100:02d}{n:05d}"
+        if style == 3:
+            return f"{p}-{n}"
+        return f"{n + 100000}"
 
     # -- errors -------------------------------------------------------------------------
     def error(self, path: PathKey, message: str) -> ConfigError:

@@ -21,7 +21,8 @@ from guiforge.worlds.yamlsrc import PathKey, YamlSource, load_yaml
 # fields that take a bare expression (or a {{ }} template) rather than text
 _EXPR_KEYS = {"each", "when", "expr"}
 _EXPR_IF_STR = {"repeat", "choice", "sample", "day"}
-_CONTEXT = {"me", "people", "facts", "docs", "base_date", "today", "currency", "i", "it"}
+_CONTEXT = {"me", "people", "facts", "docs", "base_date", "today", "currency", "i", "it",
+            "home", "destinations", "vat", "hotel_vat", "docno"}
 
 
 def scenarios_dir() -> Path:

@@ -9,6 +9,7 @@ from decimal import Decimal
 from types import SimpleNamespace
 from typing import Any
 
+from guiforge.worlds.background import with_background
 from guiforge.worlds.consistency import check_world
 from guiforge.worlds.dsl import DocumentSpec, Scenario, SheetSpec, TextItem, TextList
 from guiforge.worlds.formats import company_domain, slug
@@ -35,11 +36,13 @@ from guiforge.worlds.sources import SourceError, cents, resolve
 from guiforge.worlds.yamlsrc import PathKey
 
 MONEY_KINDS = ("invoice", "receipt", "spreadsheet")
+PAIRING_RULES = {"occupation_scenario", "self_employed_manager"}
 
 
-def build_world(persona: Persona, scenario: Scenario, seed: int) -> World:
-    """Build the world of ``scenario`` for ``persona``; the same inputs give the same world."""
-    return _Builder(Run(persona, scenario, seed)).build()
+def build_world(persona: Persona, scenario: Scenario, seed: int, background: bool = True) -> World:
+    """Build the world of ``scenario`` for ``persona``; the same inputs give the same world.
+    ``background`` adds the persona's everyday life around it (worlds/background.py)."""
+    return _Builder(Run(persona, scenario, seed)).build(background)
 
 
 class _Builder:
@@ -57,7 +60,7 @@ class _Builder:
             transactions=self.transactions,
         )
 
-    def build(self) -> World:
+    def build(self, background: bool = True) -> World:
         run, sc = self.run, self.run.scenario
         eval_vars(run)
         self._people()
@@ -89,7 +92,10 @@ class _Builder:
             )
         except ValueError as e:  # pydantic: a duplicate id from an `each`, a bad filename, ...
             raise run.error((), f"the built world is invalid: {_first_line(e)}") from None
-        problems = check_world(world)
+        if background:
+            world = with_background(world)
+        # who gets which scenario is the caller's choice; the stage checks the pairing
+        problems = [p for p in check_world(world) if p.code not in PAIRING_RULES]
         if problems:
             raise run.error((), f"the built world fails its consistency check: {problems[0]}")
         return world

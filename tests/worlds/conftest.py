@@ -92,11 +92,12 @@ def good_world() -> World:
                 filename="invoice.pdf",
                 author="c_hotel",
                 currency="GBP",
-                tax_rate=0.1,
+                tax_rate=0.2,
                 total=412.5,
                 line_items=[
-                    LineItem(description="Room", quantity=3, unit_price=110.0, amount=330.0),
+                    LineItem(description="Room", quantity=3, unit_price=95.0, amount=285.0),
                     LineItem(description="Breakfast", quantity=3, unit_price=15.0, amount=45.0),
+                    LineItem(description="City tax", quantity=1, unit_price=13.75, amount=13.75),
                 ],
                 fields={"Invoice total": "£412.50"},
             ),  # fmt: skip

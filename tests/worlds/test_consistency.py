@@ -70,7 +70,7 @@ def test_each_break_is_caught_with_its_code(world, case):
 def test_invoice_total_message_names_document_and_numbers(world):
     world.documents[0].total = 422.5
     msg = next(p for p in check_world(world) if p.code == "invoice_total").message
-    assert msg == "document inv_hotel: total 422.50 != sum of line items 375.00 + 10% tax = 412.50"
+    assert msg == "document inv_hotel: total 422.50 != sum of line items 343.75 + 20% tax = 412.50"
 
 
 def test_email_quoting_a_different_total_than_its_attachment(world):

@@ -78,7 +78,7 @@ def test_every_persona_has_suitable_scenarios(scenarios, personas_by_locale):
 
 def test_minimal_scenario_builds(tmp_path, personas_by_locale):
     sc = load_scenario(write(tmp_path, MINI))
-    w = build_world(personas_by_locale["fr_FR"], sc, seed=1)
+    w = build_world(personas_by_locale["fr_FR"], sc, seed=1, background=False)
     assert w.fact("total").value == w.document("inv").total
     assert w.emails[0].sender.endswith("@hotel-mini.fr")
 

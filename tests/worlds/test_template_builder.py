@@ -16,7 +16,7 @@ from guiforge.worlds.consistency import check_world
 from guiforge.worlds.model import World
 from guiforge.worlds.personas import build_personas
 from guiforge.worlds.seeds import locale_info
-from guiforge.worlds.template_builder import build_world
+from guiforge.worlds.template_builder import PAIRING_RULES, build_world
 
 DOC_KINDS = {"spreadsheet", "invoice", "slides", "text"}
 
@@ -56,7 +56,8 @@ def test_every_scenario_many_seeds_and_locales(scenarios, personas_by_locale):
         jobs += [(p, 100 + k) for k, p in enumerate(extra)]
         for persona, seed in jobs:
             w = build_world(persona, sc, seed)  # raises if the world fails its own check
-            assert check_world(w) == []
+            # every persona meets every scenario here: only the pairing rules may object
+            assert {p.code for p in check_world(w)} <= PAIRING_RULES
             assert_rich(w)
             n += 1
     per_world = (time.perf_counter() - started) / n
@@ -117,7 +118,8 @@ def test_world_contents_are_computed_not_typed(scenarios, personas_by_locale):
 def test_world_json_round_trips(scenarios, personas_by_locale):
     w = build_world(personas_by_locale["en_IN"], scenarios["shop_inventory"], seed=1)
     again = World.model_validate(json.loads(w.model_dump_json()))
-    assert again == w and check_world(again) == []
+    # this persona does not run a shop: the pairing rule is the only one it may break
+    assert again == w and [p.code for p in check_world(again)] in ([], ["occupation_scenario"])
 
 
 @pytest.mark.parametrize("locale", ["en_US", "fr_FR", "pl_PL"])
