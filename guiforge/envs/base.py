@@ -72,6 +72,8 @@ class TaskSpec(BaseModel):
     feasible: bool = True
     max_steps: int = Field(default=15, gt=0)
     world_id: str | None = None
+    # theme, viewport, distractors (guiforge.presentation): pixels only, never verifier state
+    presentation: dict[str, Any] = Field(default_factory=dict)
 
 
 @dataclass

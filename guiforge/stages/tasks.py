@@ -26,11 +26,13 @@ def candidate_row(c, gate: dict | None = None, author: dict | None = None) -> di
         "domain": c.domain, "variant": c.variant, "apps": c.apps, "instruction": c.instruction,
         "setup_json": json.dumps(c.setup, default=str), "rubric_json": json.dumps(c.rubric, default=str),
         "reference_json": json.dumps(c.reference, default=str), "answer": c.answer,
-        "binding_json": json.dumps({"binding": c.binding, "leaks": c.leaks}, default=str),
+        "binding_json": json.dumps({"binding": c.binding, "leaks": c.leaks, "phrasing": c.phrasing,
+                                    "voice": c.voice}, default=str),
         "feasible": c.feasible, "difficulty": c.difficulty, "max_steps": c.max_steps,
         "parent_task_id": None, "round": 0, "author_model": (author or {}).get("author_model"),
         "prompt_hash": (author or {}).get("prompt_hash"),
         "gate_json": json.dumps(gate or {}),
+        "presentation_json": json.dumps(c.presentation),
     }
 
 
