@@ -48,7 +48,8 @@ class TaskCandidate:
     leaks: list[str] = field(default_factory=list)
     presentation: dict[str, Any] = field(default_factory=dict)  # guiforge.presentation
     phrasing: int = 0  # which of the card's instructions
-    voice: str = "plain"  # the register guiforge.skills.voice said it in
+    voice: str = "plain"  # the register guiforge.skills.voice said it in ("model": paraphrased)
+    paraphrase: dict[str, Any] | None = None  # the task-author model's rewording, if one was asked for
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

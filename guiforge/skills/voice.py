@@ -149,13 +149,3 @@ def speak(core: str, rng: random.Random, scenario: str = "") -> tuple[str, str]:
         text = typo(text, rng)
         applied.append("typo")
     return text, "+".join(applied) or "plain"
-
-
-_TO_MODEL = re.compile(r"\b(use (the|your) (\w+[- ])?tools?|from memory|as an ai|language model|the assistant|"
-                       r"you have access to|available tools)\b", re.I)
-
-
-def speaks_to_model(instruction: str) -> str | None:
-    """The words that address the model instead of sounding like a user, or None."""
-    m = _TO_MODEL.search(instruction)
-    return m.group(0) if m else None

@@ -26,6 +26,7 @@
 
   let themeKey = null;
   let layerKey = null;
+  let drawnFor = null; // the system state the layer was drawn from: a reset brings a new one
 
   function presentation() { return GF.system().presentation || {}; }
 
@@ -57,13 +58,14 @@
     const list = presentation().distractors || [];
     const done = progress();
     const inApp = GF.path().length > 0;
-    return inApp ? list.filter((d, i) => (d.after_clicks || 0) <= done.clicks && !done.dismissed.includes(i)) : [];
+    if (!inApp) return [];
+    return list.map((d, i) => ({ ...d, index: i }))
+      .filter((d) => (d.after_clicks || 0) <= done.clicks && !done.dismissed.includes(d.index));
   }
 
   function dismiss(d, choice) {
-    const list = presentation().distractors || [];
     const done = progress();
-    done.dismissed.push(list.indexOf(d));
+    done.dismissed.push(d.index);
     done.choices = { ...(done.choices || {}), [d.kind]: choice };
     GF.save();
     draw();
@@ -105,8 +107,9 @@
     const now = showing();
     const key = JSON.stringify([now, GF.mobile()]);
     let layer = document.getElementById("gf-layer");
-    if (key === layerKey && layer) return;
+    if (key === layerKey && layer && drawnFor === GF.system()) return;
     layerKey = key;
+    drawnFor = GF.system();
     if (!layer) {
       layer = h("div", { id: "gf-layer" });
       document.body.appendChild(layer);
