@@ -64,6 +64,14 @@ THEMES: tuple[Theme, ...] = (
     Theme(name="berry", mode="light", density="compact", accent="#db2777", font="sans"),
 )
 
+# LibreOffice's looks, by name (envs/desktop/profile.theme_settings: toolbar icon size, a
+# sepia page on a dark surround); accent and font are the document's own.
+DESKTOP_THEMES: tuple[Theme, ...] = (
+    Theme(name="office-light", mode="light", density="comfortable"),
+    Theme(name="office-compact", mode="light", density="compact"),
+    Theme(name="office-sepia", mode="light", density="comfortable", accent="#8a6d3b"),
+)
+
 # Screen sizes people use: laptop and desktop monitors for web and desktop, CSS viewports
 # of common phones (the browser's own bars already taken off) for mobile.
 VIEWPORTS: dict[str, tuple[tuple[int, int], ...]] = {
@@ -81,20 +89,20 @@ RATES = {"cookie": 0.4, "dialog": 0.3, "toast": 0.35}
 
 
 def theme_named(name: str) -> Theme:
-    for theme in THEMES:
+    for theme in THEMES + DESKTOP_THEMES:
         if theme.name == name:
             return theme
-    raise KeyError(f"unknown theme {name!r}; known: {', '.join(t.name for t in THEMES)}")
+    raise KeyError(f"unknown theme {name!r}; known: {', '.join(t.name for t in THEMES + DESKTOP_THEMES)}")
 
 
-def sample_presentation(domain: str, task_id: str, seed: int | str = 0,
+def sample_presentation(domain: str, task_id: str, seed: int | str = 0, variant: str | None = None,
                         distractors: bool = True) -> Presentation:
-    """The presentation of one task: a pure function of (domain, task id, seed)."""
-    if domain not in VIEWPORTS:  # tools: nothing is drawn
+    """The presentation of one task: a pure function of (domain, variant, task id, seed)."""
+    if domain not in VIEWPORTS or variant == "terminal":  # tools, a bare terminal: nothing is drawn
         return Presentation()
     rng = random.Random(fingerprint(["presentation", seed, task_id]))
     viewport = rng.choice(VIEWPORTS[domain])
-    theme = rng.choice(THEMES) if domain in KINDS else None
+    theme = rng.choice(THEMES if domain in KINDS else DESKTOP_THEMES)
     shown: list[Distractor] = []
     for kind in KINDS.get(domain, ()) if distractors else ():
         if rng.random() < RATES[kind]:

@@ -9,7 +9,13 @@ import random
 import re
 from collections import Counter
 
-from guiforge.presentation import THEMES, VIEWPORTS, presentation_of, sample_presentation
+from guiforge.presentation import (
+    DESKTOP_THEMES,
+    THEMES,
+    VIEWPORTS,
+    presentation_of,
+    sample_presentation,
+)
 from guiforge.skills.realism import (
     distinct_templates,
     instruction_template,
@@ -29,15 +35,17 @@ def test_presentations_are_seeded_varied_and_recorded():
         assert set(viewports) == set(VIEWPORTS[domain]) and len(viewports) >= 3
         for p in drawn:  # JSON and back, as tasks.presentation_json holds it
             assert presentation_of(json.dumps(p.as_dict())) == p
-        if domain == "desktop":
-            assert all(p.theme is None and not p.distractors for p in drawn)
-            continue
         themes = Counter(p.theme.name for p in drawn)
-        assert len(themes) >= 3 and {t.mode for t in THEMES} == {"light", "dark"}
+        assert len(themes) >= 3
+        if domain == "desktop":  # LibreOffice's looks; no web distractors over it
+            assert set(themes) == {t.name for t in DESKTOP_THEMES} and not any(p.distractors for p in drawn)
+            continue
+        assert {t.mode for t in THEMES} == {"light", "dark"}
         kinds = Counter(d.kind for p in drawn for d in p.distractors)
         assert kinds["dialog"] and kinds["toast"] and (kinds["cookie"] > 0) == (domain == "web")
         assert any(not p.distractors for p in drawn)  # some tasks are left in peace
     assert sample_presentation("tools", "tsk_1", 7).as_dict() == {"distractors": []}
+    assert sample_presentation("desktop", "tsk_1", 7, "terminal").as_dict() == {"distractors": []}
     usage = presentation_usage([("web", json.dumps(sample_presentation("web", t, 7).as_dict())) for t in ids])
     assert usage["web"]["tasks"] == 120 and len(usage["web"]["themes"]) >= 3 and len(usage["web"]["viewports"]) >= 3
 

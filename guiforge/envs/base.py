@@ -38,11 +38,14 @@ class EnvSpec(BaseModel):
     # phone screenshots in device pixels (1082x2202 on a Pixel 7; ~0.27 s a frame here) or
     # CSS pixels (412x839; ~0.04 s); None: the adapter's default (device)
     screenshot_scale: Literal["device", "css"] | None = None
+    # desktop: the LibreOffice look (guiforge.presentation theme name), fixed per instance
+    theme: str | None = None
 
     @property
     def pool_key(self) -> tuple:
-        # Apps are loaded per task, so instances differ only by domain/viewport/variant.
-        return (self.domain, self.viewport, self.variant, self.device, self.screenshot_scale)
+        # Apps are loaded per task, so instances differ only by domain/viewport/variant;
+        # the viewport (second) and theme (last) are the look: see EnvManager's families.
+        return (self.domain, self.viewport, self.variant, self.device, self.screenshot_scale, self.theme)
 
 
 class Criterion(BaseModel):

@@ -35,8 +35,8 @@ Factory = Callable[[EnvSpec], Environment]
 
 
 def _family(pool_key: tuple) -> tuple:
-    """A pool key without its viewport: instances that differ only in screen size."""
-    return pool_key[:1] + pool_key[2:]
+    """A pool key without its viewport and theme: instances that differ only in look."""
+    return pool_key[:1] + pool_key[2:-1]
 
 
 @dataclass
@@ -161,8 +161,8 @@ class EnvManager:
                     self._live[key] += 1
                     inst = None
                     break
-                # Screen sizes share their family's instances: an idle one of another size
-                # makes room (a desktop's size is fixed when its X server starts).
+                # Looks share their family's instances: an idle one of another size or theme
+                # makes room (a desktop's are fixed when its X server and profile start).
                 other = next((k for k in family if k != key and self._idle[k]), None)
                 if other is not None and self._live[key] < self.max_instances:
                     evicted = self._idle[other].pop()

@@ -23,12 +23,13 @@ class Verdict:
 
 def env_spec(domain: str, variant: str | None, phone_screenshots: str | None = None,
              presentation: dict | None = None) -> EnvSpec:
-    """What a task needs to acquire. A desktop's screen size is its Xvfb's, fixed when the
-    instance starts, so a task's viewport picks the pool; web and mobile instances resize
-    their page on reset instead."""
-    viewport = (presentation or {}).get("viewport") if domain == "desktop" and variant != "terminal" else None
+    """What a task needs to acquire. A desktop's screen size (its Xvfb's) and look (its
+    LibreOffice profile) are fixed when the instance starts, so a task's viewport and theme
+    pick the pool; web and mobile instances resize and restyle their page on reset instead."""
+    look = (presentation or {}) if domain == "desktop" and variant != "terminal" else {}
+    viewport, theme = look.get("viewport"), (look.get("theme") or {}).get("name")
     return EnvSpec(domain=domain, variant=variant if domain == "desktop" else None,
-                   viewport=tuple(viewport) if viewport else None,
+                   viewport=tuple(viewport) if viewport else None, theme=theme,
                    screenshot_scale=phone_screenshots if domain == "mobile" else None)
 
 

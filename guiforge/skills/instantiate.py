@@ -172,7 +172,7 @@ def render(card: SkillCard, world: World, ctx: dict[str, Any], domain: str, vari
         domain=domain, variant=variant, apps=list(card.apps), instruction=instruction, setup=setup,
         rubric=rubric, reference=reference, answer=answer, feasible=card.feasible,
         difficulty=card.difficulty, max_steps=card.max_steps, binding=key, leaks=leaks,
-        presentation=sample_presentation(domain, task_id, seed).as_dict(),
+        presentation=sample_presentation(domain, task_id, seed, variant).as_dict(),
         phrasing=phrasing, voice=voice,
     )
 
