@@ -38,11 +38,14 @@ class EnvSpec(BaseModel):
     # phone screenshots in device pixels (1082x2202 on a Pixel 7; ~0.27 s a frame here) or
     # CSS pixels (412x839; ~0.04 s); None: the adapter's default (device)
     screenshot_scale: Literal["device", "css"] | None = None
+    # desktop: the LibreOffice look (guiforge.presentation theme name), fixed per instance
+    theme: str | None = None
 
     @property
     def pool_key(self) -> tuple:
-        # Apps are loaded per task, so instances differ only by domain/viewport/variant.
-        return (self.domain, self.viewport, self.variant, self.device, self.screenshot_scale)
+        # Apps are loaded per task, so instances differ only by domain/viewport/variant;
+        # the viewport (second) and theme (last) are the look: see EnvManager's families.
+        return (self.domain, self.viewport, self.variant, self.device, self.screenshot_scale, self.theme)
 
 
 class Criterion(BaseModel):
@@ -72,6 +75,8 @@ class TaskSpec(BaseModel):
     feasible: bool = True
     max_steps: int = Field(default=15, gt=0)
     world_id: str | None = None
+    # theme, viewport, distractors (guiforge.presentation): pixels only, never verifier state
+    presentation: dict[str, Any] = Field(default_factory=dict)
 
 
 @dataclass

@@ -34,6 +34,11 @@ T = TypeVar("T")
 Factory = Callable[[EnvSpec], Environment]
 
 
+def _family(pool_key: tuple) -> tuple:
+    """A pool key without its viewport and theme: instances that differ only in look."""
+    return pool_key[:1] + pool_key[2:-1]
+
+
 @dataclass
 class Deadlines:
     start_s: float = 60.0
@@ -146,6 +151,7 @@ class EnvManager:
         shutdown.check("before starting an environment")  # a run that is stopping starts none
         key = spec.pool_key
         until = time.monotonic() + timeout_s
+        evicted: _Instance | None = None
         with self._cond:
             while True:
                 self._reclaim_expired()
@@ -153,7 +159,17 @@ class EnvManager:
                     inst = self._idle[key].pop()
                     self.stats.reused += 1
                     break
-                if self._live[key] < self.max_instances:
+                family = [k for k in self._live if _family(k) == _family(key)]
+                if self._live[key] < self.max_instances and sum(self._live[k] for k in family) < self.max_instances:
+                    self._live[key] += 1
+                    inst = None
+                    break
+                # Looks share their family's instances: an idle one of another size or theme
+                # makes room (a desktop's are fixed when its X server and profile start).
+                other = next((k for k in family if k != key and self._idle[k]), None)
+                if other is not None and self._live[key] < self.max_instances:
+                    evicted = self._idle[other].pop()
+                    self._live[other] -= 1
                     self._live[key] += 1
                     inst = None
                     break
@@ -161,6 +177,8 @@ class EnvManager:
                 if left <= 0:
                     raise EnvFailure(f"no {spec.domain} environment free within {timeout_s:.0f}s")
                 self._cond.wait(timeout=min(left, 1.0))
+        if evicted is not None:
+            evicted.destroy()
         if inst is None:
             try:
                 inst = self._start(spec)

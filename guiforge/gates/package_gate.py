@@ -22,8 +22,15 @@ class Verdict:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-def env_spec(domain: str, variant: str | None, phone_screenshots: str | None = None) -> EnvSpec:
+def env_spec(domain: str, variant: str | None, phone_screenshots: str | None = None,
+             presentation: dict | None = None) -> EnvSpec:
+    """What a task needs to acquire. A desktop's screen size (its Xvfb's) and look (its
+    LibreOffice profile) are fixed when the instance starts, so a task's viewport and theme
+    pick the pool; web and mobile instances resize and restyle their page on reset instead."""
+    look = (presentation or {}) if domain == "desktop" and variant != "terminal" else {}
+    viewport, theme = look.get("viewport"), (look.get("theme") or {}).get("name")
     return EnvSpec(domain=domain, variant=variant if domain == "desktop" else None,
+                   viewport=tuple(viewport) if viewport else None, theme=theme,
                    screenshot_scale=phone_screenshots if domain == "mobile" else None)
 
 
@@ -72,7 +79,8 @@ class PackageGate:
     def _check(self, spec: TaskSpec, reference: list[dict], variant: str | None) -> Verdict:
         started = time.perf_counter()
         limit = max(spec.max_steps * 3, 30)
-        with self.manager.acquire(env_spec(spec.domain, variant), timeout_s=self.acquire_timeout_s) as lease:
+        spec_for = env_spec(spec.domain, variant, presentation=spec.presentation)
+        with self.manager.acquire(spec_for, timeout_s=self.acquire_timeout_s) as lease:
             lease.capture(False)  # the gate needs state and geometry, never pixels
             obs = lease.reset(spec)
             # Evaluating reads state and changes nothing, so the reference starts from this s0.

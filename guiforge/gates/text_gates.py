@@ -49,6 +49,17 @@ def unknown_entities(instruction: str, world_text: str) -> list[str]:
     return missing
 
 
+_TO_MODEL = re.compile(r"\b(use (the|your) ([\w-]+ )?tools?|rates? from memory|from memory|as an ai|language model|"
+                       r"you have access to|available tools|(from|with) the tools)\b", re.I)
+
+
+def speaks_to_model(instruction: str) -> str | None:
+    """The words that address the model ("use the tools, not rates from memory") instead of
+    sounding like a user, or None."""
+    m = _TO_MODEL.search(instruction)
+    return m.group(0) if m else None
+
+
 def shingles(text: str, n: int = 3) -> set[str]:
     words = normalize(text).split()
     return {" ".join(words[i : i + n]) for i in range(max(len(words) - n + 1, 1))}

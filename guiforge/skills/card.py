@@ -85,6 +85,8 @@ class SkillCard(Strict):
     max_per_world: int = Field(default=2, ge=1, le=20, description="instances per world at most")
     params: dict[str, Param] = Field(default_factory=dict)
     instructions: list[str] = Field(min_length=2, description="Jinja phrasings; one is chosen per instance")
+    voice: bool = Field(default=True, description="say the phrasing in a user's register (polite, terse, with "
+                                                  "context, a rare typo; guiforge.skills.voice); false keeps it verbatim")
     setup: dict[str, Any] = Field(default_factory=dict)
     rubric: list[Criterion] = Field(min_length=1)
     reference: list[Step] | dict[str, list[Step]] = Field(

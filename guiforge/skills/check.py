@@ -41,7 +41,7 @@ def check_cards(cards: list[SkillCard], worlds: list[World], seed: int = 1, pack
     import time
 
     from guiforge.gates.package_gate import PackageGate
-    from guiforge.gates.text_gates import leaks, unknown_entities
+    from guiforge.gates.text_gates import leaks, speaks_to_model, unknown_entities
     from guiforge.stages.tasks import candidate_row, file_problems
     from guiforge.tasks.materialize import task_spec
 
@@ -76,6 +76,10 @@ def check_cards(cards: list[SkillCard], worlds: list[World], seed: int = 1, pack
                     revealed = leaks(c.instruction, c.leaks)
                     if revealed:
                         yield report("leak", f"instruction reveals {revealed[0]!r}")
+                        continue
+                    to_model = speaks_to_model(c.instruction)
+                    if to_model:
+                        yield report("voice", f"instruction speaks to the model: {to_model!r}")
                         continue
                     missing = unknown_entities(c.instruction, world.model_dump_json())
                     if missing:

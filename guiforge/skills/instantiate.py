@@ -14,8 +14,10 @@ from typing import Any
 from jinja2 import TemplateError
 
 from guiforge.lake.fingerprint import fingerprint
+from guiforge.presentation import sample_presentation
 from guiforge.skills.card import SkillCard
 from guiforge.skills.templating import evaluate, render_text, render_value
+from guiforge.skills.voice import speak
 from guiforge.worlds.model import World
 
 MAX_BINDINGS = 256  # per card and world, before sampling
@@ -44,6 +46,10 @@ class TaskCandidate:
     max_steps: int
     binding: dict[str, str]
     leaks: list[str] = field(default_factory=list)
+    presentation: dict[str, Any] = field(default_factory=dict)  # guiforge.presentation
+    phrasing: int = 0  # which of the card's instructions
+    voice: str = "plain"  # the register guiforge.skills.voice said it in ("model": paraphrased)
+    paraphrase: dict[str, Any] | None = None  # the task-author model's rewording, if one was asked for
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -149,7 +155,11 @@ def render(card: SkillCard, world: World, ctx: dict[str, Any], domain: str, vari
     rng = random.Random(fingerprint([seed, task_id]))
     ctx = {**ctx, "domain": domain, "variant": variant}
     try:
-        instruction = render_text(rng.choice(card.instructions), ctx)
+        phrasing = rng.randrange(len(card.instructions))
+        instruction = render_text(card.instructions[phrasing], ctx)
+        voice = "verbatim"
+        if card.voice:
+            instruction, voice = speak(instruction, rng, world.scenario)
         setup = render_value(card.setup, ctx)
         rubric = [{**c.model_dump(), "check": render_value(c.check, ctx)} for c in card.rubric]
         reference = [render_value(s.model_dump(), ctx) for s in card.reference_for(domain, variant)]
@@ -162,6 +172,8 @@ def render(card: SkillCard, world: World, ctx: dict[str, Any], domain: str, vari
         domain=domain, variant=variant, apps=list(card.apps), instruction=instruction, setup=setup,
         rubric=rubric, reference=reference, answer=answer, feasible=card.feasible,
         difficulty=card.difficulty, max_steps=card.max_steps, binding=key, leaks=leaks,
+        presentation=sample_presentation(domain, task_id, seed, variant).as_dict(),
+        phrasing=phrasing, voice=voice,
     )
 
 

@@ -139,8 +139,8 @@ class RolloutsStage(Stage):
             """The k episodes of one task, in one environment lease."""
             spec = task_spec(row, worlds[row["world_id"]])
             out = []
-            with manager.acquire(env_spec(row["domain"], row["variant"], self.config.phone_screenshots),
-                                 timeout_s=1800) as lease:
+            wanted = env_spec(row["domain"], row["variant"], self.config.phone_screenshots, spec.presentation)
+            with manager.acquire(wanted, timeout_s=1800) as lease:
                 for sample in range(self.config.samples):
                     policy = self.policy_for(ctx, row, sample)
                     out.append((sample, policy.name, run_episode(lease, spec, policy, self.config.context,

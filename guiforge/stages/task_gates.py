@@ -88,7 +88,7 @@ class TaskGatesStage(Stage):
 
     def run(self, ctx, shard: ShardPlan):
         from guiforge.gates.package_gate import PackageGate
-        from guiforge.gates.text_gates import leaks, unknown_entities
+        from guiforge.gates.text_gates import leaks, speaks_to_model, unknown_entities
         from guiforge.tasks.materialize import task_spec
 
         dupes = self.duplicates(ctx, shard.params["all"])
@@ -112,6 +112,10 @@ class TaskGatesStage(Stage):
             revealed = leaks(row["instruction"], binding.get("leaks", []))
             if revealed:
                 reject(row, "leak", f"the instruction gives the answer away: {revealed[0]!r}")
+                continue
+            to_model = speaks_to_model(row["instruction"])
+            if to_model:
+                reject(row, "voice", f"the instruction speaks to the model, not as a user: {to_model!r}")
                 continue
             missing = unknown_entities(row["instruction"], world.model_dump_json())
             if missing:

@@ -18,6 +18,9 @@ DOMAINS = ("web", "mobile", "desktop", "tools")
 class TaskCandidatesConfig(StageConfig):
     per_world: int = Field(default=10, ge=1, le=200, description="tasks per world at most")
     domains: list[Literal["web", "mobile", "desktop", "tools"]] = Field(default_factory=lambda: list(DOMAINS))
+    paraphrase: bool = Field(default=True, description="with a task-author model configured, it rewrites each "
+                                                       "instruction in a user's words (kept only if it passes the gates)")
+    model_role: str = "task_author"
 
 
 def candidate_row(c, gate: dict | None = None, author: dict | None = None) -> dict:
@@ -26,11 +29,13 @@ def candidate_row(c, gate: dict | None = None, author: dict | None = None) -> di
         "domain": c.domain, "variant": c.variant, "apps": c.apps, "instruction": c.instruction,
         "setup_json": json.dumps(c.setup, default=str), "rubric_json": json.dumps(c.rubric, default=str),
         "reference_json": json.dumps(c.reference, default=str), "answer": c.answer,
-        "binding_json": json.dumps({"binding": c.binding, "leaks": c.leaks}, default=str),
+        "binding_json": json.dumps({"binding": c.binding, "leaks": c.leaks, "phrasing": c.phrasing,
+                                    "voice": c.voice, "paraphrase": c.paraphrase}, default=str),
         "feasible": c.feasible, "difficulty": c.difficulty, "max_steps": c.max_steps,
         "parent_task_id": None, "round": 0, "author_model": (author or {}).get("author_model"),
         "prompt_hash": (author or {}).get("prompt_hash"),
         "gate_json": json.dumps(gate or {}),
+        "presentation_json": json.dumps(c.presentation),
     }
 
 
@@ -71,6 +76,10 @@ class TaskCandidatesStage(Stage):
     description = "skill cards x worlds -> rendered task candidates, file gate"
     config: TaskCandidatesConfig
 
+    @property
+    def model_role(self) -> str:
+        return self.config.model_role
+
     def inputs(self) -> list[str]:
         return ["worlds", "skills"]
 
@@ -101,12 +110,35 @@ class TaskCandidatesStage(Stage):
                 except BindingError as exc:
                     excluded.append(exclusion_row(self.name, "render", str(exc), f"{world_id}:{card.id}",
                                                   "task_candidates"))
+            kept = []
             for candidate in select_balanced(pool, self.config.per_world, f"{ctx.seed}:{world_id}"):
                 problems = file_problems(candidate, world)
                 if problems:
                     excluded.append(exclusion_row(self.name, "file", "; ".join(problems[:3]), candidate.task_id,
                                                   "task_candidates", {"problems": problems, "skill_id": candidate.skill_id}))
                     continue
-                out.append(candidate_row(candidate, {"file": "pass" if candidate.setup.get("files") else "n/a"},
-                                         authors.get(candidate.skill_id)))
+                kept.append(candidate)
+            excluded.extend(self.paraphrase(ctx, kept, world))
+            out.extend(candidate_row(c, {"file": "pass" if c.setup.get("files") else "n/a"}, authors.get(c.skill_id))
+                       for c in kept)
         return {"task_candidates": out, "exclusions": excluded}
+
+    def paraphrase(self, ctx, candidates: list, world) -> list[dict]:
+        """With a task-author model: its rewording replaces each instruction that it keeps
+        gate-clean; a rejected rewording is an exclusion (the task keeps its template text)."""
+        if not (self.config.paraphrase and candidates) or ctx.model(self.model_role).offline:
+            return []
+        from guiforge.authoring.paraphrase import paraphrase_all
+
+        world_text = world.model_dump_json()
+        results = paraphrase_all(ctx.client(self.model_role), [(c.instruction, c.leaks, world_text) for c in candidates])
+        rejected = []
+        for c, p in zip(candidates, results, strict=True):
+            c.paraphrase = {"model": p.model, "prompt_hash": p.prompt_hash, "template": c.instruction,
+                            "accepted": p.text is not None}
+            if p.text is None:
+                rejected.append(exclusion_row(self.name, "paraphrase", p.reason, c.task_id, "task_candidates",
+                                              {"skill_id": c.skill_id, "instruction": c.instruction}))
+                continue
+            c.instruction, c.voice = p.text, "model"
+        return rejected

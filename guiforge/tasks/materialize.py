@@ -62,4 +62,12 @@ def task_spec(task: dict[str, Any], world: World) -> TaskSpec:
         feasible=bool(task.get("feasible", True)),
         max_steps=int(task.get("max_steps") or 15),
         world_id=world.world_id,
+        presentation=_presentation(task),
     )
+
+
+def _presentation(task: dict[str, Any]) -> dict[str, Any]:
+    value = task.get("presentation", task.get("presentation_json"))
+    if isinstance(value, str):
+        return json.loads(value) if value else {}
+    return dict(value or {})

@@ -18,8 +18,12 @@ from typing import Any
 from guiforge.envs.actions import Action
 from guiforge.envs.base import Observation
 from guiforge.teacher.desktop_steps import DesktopSteps
+from guiforge.teacher.distractors import PREFIX as DISTRACTOR_PREFIX
+from guiforge.teacher.distractors import next_dismissal
 
 REVEAL_TRIES = 6
+# Verbs that act on the screen, so a distractor in the way is handled first.
+SCREEN_VERBS = frozenset({"click", "double_click", "right_click", "type", "select", "read", "key", "hotkey", "scroll"})
 
 
 class GroundingError(LookupError):
@@ -39,6 +43,8 @@ def elements(obs: Observation) -> list[dict[str, Any]]:
 
 def find(obs: Observation, id: str | None = None, label: str | None = None) -> dict[str, Any] | None:  # noqa: A002
     els = elements(obs)
+    if id is None:  # a label never names a distractor's control (a cookie banner's "Accept all")
+        els = [e for e in els if not (e.get("id") or "").startswith(DISTRACTOR_PREFIX)]
     if id is not None:
         return next((e for e in els if e.get("id") == id), None)
     if label is not None:
@@ -89,7 +95,24 @@ class ReferenceProgram(DesktopSteps):
             or getattr(self, f"_do_{verb}", None)
         if handler is None:
             raise GroundingError(f"step {index}: {verb!r} is not supported in the {self.domain} domain")
+        if self.domain in ("web", "mobile") and verb in SCREEN_VERBS:
+            yield from self._clear_way(step)
         yield from handler(step)
+
+    def _clear_way(self, step, dismissed: list | None = None) -> Iterator[tuple[Action, str]]:
+        """Close a pop-up before anything else; a banner or a toast only when the step's
+        target is not on screen (it may be under it). See guiforge.teacher.distractors."""
+        for _ in range(3):
+            wanted = step.get("id") or step.get("label")
+            visible = not wanted or find(self.obs, step.get("id"), step.get("label")) is not None
+            plan = next_dismissal(self.obs, visible)
+            if plan is None:
+                return
+            el, thought = plan
+            gx, gy = el["grid"]
+            if dismissed is not None:
+                dismissed.append(el.get("id"))
+            yield Action(type="tap" if self.touch else "click", x=gx, y=gy), thought
 
     def _fill(self, text: str) -> str:
         """``${name}`` -> the value an earlier ``read`` step took off the screen. Names no step
@@ -144,6 +167,10 @@ class ReferenceProgram(DesktopSteps):
     def _do_type(self, step):
         if step.get("id") or step.get("label"):
             yield from self._do_click(step)
+            dismissed: list = []  # a pop-up the click brought up takes the focus with it
+            yield from self._clear_way({}, dismissed)
+            if dismissed:
+                yield from self._do_click(step)
             if step.get("clear") and self.touch:
                 # the apps select a field's text on a long press; typing then replaces it
                 yield from self._point(step, "long_press", "First I select what is there to replace it.")
@@ -156,6 +183,7 @@ class ReferenceProgram(DesktopSteps):
     def _do_select(self, step):
         """An in-page dropdown: open it, then click the option (scrolling its menu)."""
         yield from self._do_click({"id": step["id"]})
+        yield from self._clear_way({})  # a pop-up the click brought up covers the menu
         option = str(step["option"])
         for _ in range(REVEAL_TRIES):
             options = [e for e in elements(self.obs) if (e.get("id") or "").startswith(f"{step['id']}-option-")]

@@ -108,9 +108,17 @@ class DesktopEnv(Environment):
             self.x.start()
             self.timings["xvfb_start_s"] = time.monotonic() - started
             started = time.monotonic()
-            self.office = Office(self.sandbox, self.x, self._dir / "profile")
+            self.office = Office(self.sandbox, self.x, self._dir / "profile", self.look())
             self.office.prepare()
             self.timings["profile_template_s"] = time.monotonic() - started
+
+    def look(self) -> list[tuple[str, str, str]]:
+        """LibreOffice's settings for the instance's theme (fixed with its profile template)."""
+        if not self.spec.theme:
+            return []
+        from guiforge.envs.desktop.profile import theme_settings
+
+        return theme_settings(self.spec.theme)
 
     def reset(self, task: TaskSpec) -> Observation:
         if self.sandbox is None or self.workspace is None:

@@ -46,8 +46,9 @@ SYSTEM_PYTHON = Path("/usr/bin/python3")  # the sandbox sees /usr, not our venv
 
 
 class Office:
-    def __init__(self, sandbox: Sandbox, x: XServer, profile_dir: Path):
+    def __init__(self, sandbox: Sandbox, x: XServer, profile_dir: Path, theme: list[tuple[str, str, str]] = ()):
         self.sandbox, self.x, self.profile_dir = sandbox, x, profile_dir
+        self.theme = list(theme)  # registry settings of the look (profile.theme_settings)
         self.log_path = profile_dir.parent / f"{profile_dir.name}.log"
         self.template: Path | None = None
         self._box: Spawned | None = None
@@ -61,7 +62,7 @@ class Office:
 
     def prepare(self) -> None:
         """Build (once per machine) or find the warmed-up template profile."""
-        self.template = ensure_template(self.x.width, self.x.height, self._warm_up)
+        self.template = ensure_template(self.x.width, self.x.height, self._warm_up, self.theme)
 
     def _spawn(self, profile: Path, args: list[str], launcher: bool = False) -> Spawned:
         binds = [Bind(self.x.socket, str(self.x.socket), writable=True),

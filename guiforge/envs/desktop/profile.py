@@ -41,6 +41,25 @@ _SETTINGS = [
 ]
 
 
+# The looks a desktop task can have (guiforge.presentation's desktop themes): toolbar icon
+# size (0 small, 1 large), and for sepia a colour scheme for the page and the area around it. (A dark page
+# would need light text, which LibreOffice 7.4 does not give cells whose font colour is
+# automatic: black on dark grey.)
+_SCHEME = "guiforge-sepia"
+_SEPIA = {"DocColor": 0xF3EBDD, "AppBackground": 0x6B6F76, "CalcGrid": 0xC9BBA3, "DocBoundaries": 0x8A7F6E}
+
+
+def theme_settings(name: str) -> list[tuple[str, str, str]]:
+    """Registry settings of a LibreOffice look (props only; the colour scheme's node is made
+    by :func:`registry_xml`)."""
+    out = [("/org.openoffice.Office.Common/Misc", "SymbolSet", "0" if name == "office-compact" else "1")]
+    if name == "office-sepia":
+        base = f"/org.openoffice.Office.UI/ColorScheme/ColorSchemes/org.openoffice.Office.UI:ColorScheme['{_SCHEME}']"
+        out += [(f"{base}/{entry}", "Color", str(color)) for entry, color in _SEPIA.items()]
+        out += [("/org.openoffice.Office.UI/ColorScheme", "CurrentColorScheme", _SCHEME)]
+    return out
+
+
 def _version() -> str:
     """``7.4`` for LibreOffice 7.4.7.2: what the release-notes infobar compares against."""
     out = subprocess.run([str(SOFFICE), "--version"], capture_output=True, text=True,
@@ -51,15 +70,18 @@ def _version() -> str:
     return f"{m.group(1)}.{m.group(2)}"
 
 
-def registry_xml(version: str, now_s: int | None = None) -> str:
+def registry_xml(version: str, now_s: int | None = None, theme: list[tuple[str, str, str]] = ()) -> str:
     now_s = int(time.time()) if now_s is None else now_s
-    items = [*_SETTINGS,
+    items = [*_SETTINGS, *theme,
              ("/org.openoffice.Setup/Product", "ooSetupLastVersion", version),
              ("/org.openoffice.Setup/Product", "LastTimeDonateShown", str(now_s)),
              ("/org.openoffice.Setup/Product", "LastTimeGetInvolvedShown", str(now_s))]
     body = "\n".join(
         f'<item oor:path="{path}"><prop oor:name="{name}" oor:op="fuse"><value>{value}</value>'
         f"</prop></item>" for path, name, value in items)
+    if any(name == "CurrentColorScheme" for _, name, _ in theme):  # the scheme must exist first
+        body = ('<item oor:path="/org.openoffice.Office.UI/ColorScheme/ColorSchemes">'
+                f'<node oor:name="{_SCHEME}" oor:op="replace"/></item>\n') + body
     return ('<?xml version="1.0" encoding="UTF-8"?>\n'
             '<oor:items xmlns:oor="http://openoffice.org/2001/registry" '
             'xmlns:xs="http://www.w3.org/2001/XMLSchema" '
@@ -67,9 +89,11 @@ def registry_xml(version: str, now_s: int | None = None) -> str:
             f"{body}\n</oor:items>\n")
 
 
-def template_key(width: int, height: int) -> str:
+def template_key(width: int, height: int, theme: list[tuple[str, str, str]] = ()) -> str:
     h = hashlib.sha256()
     h.update(f"{TEMPLATE_FORMAT}:{width}x{height}:{_SETTINGS!r}".encode())
+    if theme:  # the default look keeps the key (and the cached template) it always had
+        h.update(repr(list(theme)).encode())
     for f in (LO_PROGRAM / "versionrc", SOFFICE):
         st = f.stat()
         h.update(f"{f}:{st.st_size}:{st.st_mtime_ns}".encode())
@@ -82,7 +106,8 @@ def cache_root() -> Path:
     return root
 
 
-def ensure_template(width: int, height: int, warm_up: Callable[[Path], None]) -> Path:
+def ensure_template(width: int, height: int, warm_up: Callable[[Path], None],
+                    theme: list[tuple[str, str, str]] = ()) -> Path:
     """The template profile for this LibreOffice and screen size, built on first use.
 
     ``warm_up(profile_dir)`` runs LibreOffice on the profile (headless init, then GUI
@@ -90,7 +115,7 @@ def ensure_template(width: int, height: int, warm_up: Callable[[Path], None]) ->
     so concurrent instances wait for one build instead of racing.
     """
     root = cache_root()
-    target = root / f"lo-profile-{template_key(width, height)}"
+    target = root / f"lo-profile-{template_key(width, height, theme)}"
     if (target / "user" / "registrymodifications.xcu").is_file():
         return target
     with open(root / "lo-profile.lock", "w") as lock:
@@ -100,7 +125,7 @@ def ensure_template(width: int, height: int, warm_up: Callable[[Path], None]) ->
         building = Path(tempfile.mkdtemp(prefix="lo-profile-build-", dir=root))
         try:
             (building / "user").mkdir()
-            (building / "user" / "registrymodifications.xcu").write_text(registry_xml(_version()))
+            (building / "user" / "registrymodifications.xcu").write_text(registry_xml(_version(), theme=theme))
             warm_up(building)
             for lock_file in building.rglob(".~lock*"):
                 lock_file.unlink()

@@ -83,6 +83,7 @@ class PageEnv(Environment):
         self.frames: Frames | None = None
         self.task: TaskSpec | None = None
         self.css_size = (0, 0)
+        self.start_size: tuple[int, int] | None = None  # the viewport the instance started with
         self.scale = 1.0  # screenshot pixels per CSS pixel
         self.dpr = 1.0
 
@@ -114,6 +115,7 @@ class PageEnv(Environment):
         self.s.page.goto(APP_ORIGIN + "/", wait_until="load")
         vw, vh, dpr = self.s.page.evaluate("() => [innerWidth, innerHeight, devicePixelRatio]")
         self.css_size = (vw, vh)
+        self.start_size = (vw, vh)
         self.dpr = float(dpr)
         self.scale = self.dpr if self.screenshot_scale == "device" else 1.0
 
@@ -153,6 +155,10 @@ class PageEnv(Environment):
         if unknown:
             raise ValueError(f"task {task.task_id}: unknown web apps {unknown}; known: {', '.join(APP_NAMES)}")
         system = dict(task.setup.get("system", {}))
+        presentation = task.presentation or {}
+        if presentation.get("theme") or presentation.get("distractors"):
+            system["presentation"] = {k: presentation[k] for k in ("theme", "distractors") if k in presentation}
+        self.fit_viewport(presentation.get("viewport"), task.task_id)
         start = self.start_route(task)
         self.task, self.answer, self.status = task, None, None
         # Serialised on every reset (~0.3 ms): a cache keyed on the setup object would serve
@@ -166,6 +172,21 @@ class PageEnv(Environment):
                 raise RuntimeError(f"the apps page did not load at {APP_ORIGIN + start}; check guiforge/envs/apps/static")
         # loadState cleared storage and cookies in the page; the back history lives in the browser
         return self.observation(*self.look(also=(("Page.resetNavigationHistory", {}),)))
+
+    def fit_viewport(self, viewport: Any, task_id: str = "") -> None:
+        """Resize the page to a task's viewport (its presentation), or back to the one the
+        instance started with: one instance serves every screen size, so a task's size costs
+        one relayout, not a browser of its own."""
+        size = tuple(int(v) for v in viewport) if viewport else self.start_size
+        if not size or size == tuple(self.css_size):
+            return
+        width, height = size
+        if not (240 <= width <= 3840 and 240 <= height <= 2160):
+            raise ValueError(f"task {task_id}: presentation.viewport {list(size)} is outside 240..3840 x 240..2160")
+        assert self.frames is not None
+        with self.frames.pumping():  # the resize is acknowledged at a frame
+            self.s.page.set_viewport_size({"width": width, "height": height})
+        self.css_size = (width, height)
 
     def js(self, function: str, *args: Any) -> Any:
         """Call a page function through CDP; its result comes back as one JSON string."""

@@ -11,6 +11,7 @@ const GF = (() => {
   let ui = {};
   let lastPath = null;
   let afterRender = []; // work that needs the new view in the document (scroll a log to its end)
+  const renderHooks = []; // drawn after every render, outside #root (presentation.js)
 
   // -- DOM helpers ----------------------------------------------------------------------
   const NATIVE_CLICKABLE = new Set(["BUTTON", "A", "INPUT", "SELECT", "TEXTAREA", "LABEL", "SUMMARY"]);
@@ -256,7 +257,11 @@ const GF = (() => {
     const queued = afterRender;
     afterRender = [];
     for (const fn of queued) fn();
+    for (const fn of renderHooks) fn();
   }
+
+  function onRender(fn) { renderHooks.push(fn); }
+  function system() { return state.system; }
 
   // Run fn once the view being rendered is in the document, before render() returns: the
   // next frame, screenshot or element scan already sees its effect.
@@ -585,7 +590,7 @@ const GF = (() => {
 
   document.addEventListener("DOMContentLoaded", () => { restore(); render(); });
 
-  return { h, register, app, uiOf, save, commit, render, after, nextId, tick, now, parse, iso, addDays, addMinutes,
+  return { h, register, app, uiOf, save, commit, render, after, onRender, system, nextId, tick, now, parse, iso, addDays, addMinutes,
     fmtTime, fmtDate, fmtStamp, money, initials, hue, avatar, path, go, overlay, openOverlay, closeOverlay,
     header, searchBox, input, textarea, select, field, button, iconButton, icon, modal, empty, mobile,
     MONTHS, DAYS };

@@ -1,0 +1,123 @@
+"""How a task looks: the app theme, the screen size and the distractors that interrupt it.
+
+A presentation is drawn once per task from its id and the run's seed, recorded on the
+task (``tasks.presentation_json``) and applied by the environment on reset, so the same
+task always gives the same frames. Nothing here changes what the verifier reads: themes and
+viewports are pixels, and distractors live outside the apps' state.
+
+Distractors appear after a number of the agent's clicks (0: already on screen when the
+episode starts), never on a timer, so a replayed action sequence sees them at the same
+step. A modal must be dismissed before anything under it can be used; a banner or a toast
+can be ignored unless it covers what the agent needs.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from guiforge.lake.fingerprint import fingerprint
+
+
+class Theme(BaseModel):
+    """One app skin: light or dark, row density, accent colour and UI font."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    mode: Literal["light", "dark"] = "light"
+    density: Literal["comfortable", "compact"] = "comfortable"
+    accent: str = "#2563eb"
+    font: Literal["sans", "condensed", "serif"] = "sans"
+
+
+class Distractor(BaseModel):
+    """Something on screen that is not part of the task: a cookie banner, a modal asking
+    for something, or a notification toast."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["cookie", "dialog", "toast"]
+    variant: int = Field(default=0, ge=0)  # which wording (core.js holds the texts)
+    after_clicks: int = Field(default=0, ge=0)  # shown once the agent has clicked this often
+
+
+class Presentation(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    theme: Theme | None = None
+    viewport: tuple[int, int] | None = None
+    distractors: tuple[Distractor, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+THEMES: tuple[Theme, ...] = (
+    Theme(name="daylight", mode="light", density="comfortable", accent="#2563eb", font="sans"),
+    Theme(name="midnight", mode="dark", density="comfortable", accent="#14b8a6", font="sans"),
+    Theme(name="ledger", mode="light", density="compact", accent="#7c3aed", font="condensed"),
+    Theme(name="graphite", mode="dark", density="compact", accent="#f97316", font="condensed"),
+    Theme(name="paper", mode="light", density="comfortable", accent="#15803d", font="serif"),
+    Theme(name="berry", mode="light", density="compact", accent="#db2777", font="sans"),
+)
+
+# LibreOffice's looks, by name (envs/desktop/profile.theme_settings: toolbar icon size, a
+# sepia page on a dark surround); accent and font are the document's own.
+DESKTOP_THEMES: tuple[Theme, ...] = (
+    Theme(name="office-light", mode="light", density="comfortable"),
+    Theme(name="office-compact", mode="light", density="compact"),
+    Theme(name="office-sepia", mode="light", density="comfortable", accent="#8a6d3b"),
+)
+
+# Screen sizes people use: laptop and desktop monitors for web and desktop, CSS viewports
+# of common phones (the browser's own bars already taken off) for mobile.
+VIEWPORTS: dict[str, tuple[tuple[int, int], ...]] = {
+    "web": ((1280, 720), (1366, 768), (1536, 864), (1920, 1080)),
+    "desktop": ((1280, 720), (1366, 768), (1920, 1080)),  # each size: an Xvfb and a profile template
+    "mobile": ((412, 839), (360, 740), (390, 750), (393, 786)),
+}
+
+# How many wordings core.js has for each kind, and which kinds each domain shows
+# (a phone app has no cookie banner; LibreOffice gets none of the web distractors).
+VARIANTS = {"cookie": 3, "dialog": 4, "toast": 4}
+KINDS: dict[str, tuple[str, ...]] = {"web": ("cookie", "dialog", "toast"), "mobile": ("dialog", "toast")}
+# Share of tasks that show each kind at all.
+RATES = {"cookie": 0.4, "dialog": 0.3, "toast": 0.35}
+
+
+def theme_named(name: str) -> Theme:
+    for theme in THEMES + DESKTOP_THEMES:
+        if theme.name == name:
+            return theme
+    raise KeyError(f"unknown theme {name!r}; known: {', '.join(t.name for t in THEMES + DESKTOP_THEMES)}")
+
+
+def sample_presentation(domain: str, task_id: str, seed: int | str = 0, variant: str | None = None,
+                        distractors: bool = True) -> Presentation:
+    """The presentation of one task: a pure function of (domain, variant, task id, seed)."""
+    if domain not in VIEWPORTS or variant == "terminal":  # tools, a bare terminal: nothing is drawn
+        return Presentation()
+    rng = random.Random(fingerprint(["presentation", seed, task_id]))
+    viewport = rng.choice(VIEWPORTS[domain])
+    theme = rng.choice(THEMES if domain in KINDS else DESKTOP_THEMES)
+    shown: list[Distractor] = []
+    for kind in KINDS.get(domain, ()) if distractors else ():
+        if rng.random() < RATES[kind]:
+            # a cookie banner greets the first page; the others interrupt a little later
+            after = 0 if kind == "cookie" else rng.choice((0, 1, 1, 2, 3))
+            shown.append(Distractor(kind=kind, variant=rng.randrange(VARIANTS[kind]), after_clicks=after))
+    return Presentation(theme=theme, viewport=viewport, distractors=tuple(shown))
+
+
+def presentation_of(value: Any) -> Presentation:
+    """A recorded presentation (dict, JSON text or None) back as a model."""
+    if value is None or value == "":
+        return Presentation()
+    if isinstance(value, Presentation):
+        return value
+    if isinstance(value, str):
+        return Presentation.model_validate_json(value)
+    return Presentation.model_validate(value)

@@ -1,0 +1,86 @@
+"""Task presentations (guiforge/presentation.py): seeded per task, recorded as plain JSON,
+several themes and viewports per drawn domain, none for tools; and the instruction voice
+(guiforge/skills/voice.py) with the realism figures over it (guiforge/skills/realism.py)."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections import Counter
+
+from guiforge.presentation import (
+    DESKTOP_THEMES,
+    THEMES,
+    VIEWPORTS,
+    presentation_of,
+    sample_presentation,
+)
+from guiforge.skills.realism import (
+    distinct_templates,
+    instruction_template,
+    presentation_usage,
+    template_summary,
+)
+from guiforge.skills.voice import speak, typo
+
+
+def test_presentations_are_seeded_varied_and_recorded():
+    ids = [f"tsk_{i:04d}" for i in range(120)]
+    for domain in ("web", "mobile", "desktop"):
+        drawn = [sample_presentation(domain, t, 7) for t in ids]
+        assert drawn == [sample_presentation(domain, t, 7) for t in ids]  # a pure function
+        assert drawn != [sample_presentation(domain, t, 8) for t in ids]  # the seed matters
+        viewports = Counter(p.viewport for p in drawn)
+        assert set(viewports) == set(VIEWPORTS[domain]) and len(viewports) >= 3
+        for p in drawn:  # JSON and back, as tasks.presentation_json holds it
+            assert presentation_of(json.dumps(p.as_dict())) == p
+        themes = Counter(p.theme.name for p in drawn)
+        assert len(themes) >= 3
+        if domain == "desktop":  # LibreOffice's looks; no web distractors over it
+            assert set(themes) == {t.name for t in DESKTOP_THEMES} and not any(p.distractors for p in drawn)
+            continue
+        assert {t.mode for t in THEMES} == {"light", "dark"}
+        kinds = Counter(d.kind for p in drawn for d in p.distractors)
+        assert kinds["dialog"] and kinds["toast"] and (kinds["cookie"] > 0) == (domain == "web")
+        assert any(not p.distractors for p in drawn)  # some tasks are left in peace
+    assert sample_presentation("tools", "tsk_1", 7).as_dict() == {"distractors": []}
+    assert sample_presentation("desktop", "tsk_1", 7, "terminal").as_dict() == {"distractors": []}
+    usage = presentation_usage([("web", json.dumps(sample_presentation("web", t, 7).as_dict())) for t in ids])
+    assert usage["web"]["tasks"] == 120 and len(usage["web"]["themes"]) >= 3 and len(usage["web"]["viewports"]) >= 3
+
+
+CORE = 'Reply to Ana Lopez\'s email "Invoice 7 for May" and tell them the total of ana@example.com\'s 412,50 € invoice.'
+
+
+def test_the_voice_keeps_what_the_gates_read():
+    protected = ['"Invoice 7 for May"', "ana@example.com", "412,50", "Ana Lopez"]
+    voices = Counter()
+    texts = set()
+    for i in range(300):
+        text, voice = speak(CORE, random.Random(i), "expense_report")
+        assert (text, voice) == speak(CORE, random.Random(i), "expense_report")
+        assert all(p in text for p in protected), text
+        voices.update(voice.split("+"))
+        texts.add(text)
+    assert {"plain", "polite", "context", "terse", "typo", "closer"} <= set(voices)
+    assert len(texts) >= 60
+    # a typo swaps two letters of one plain word, never a quoted title, an address or a number
+    for i in range(100):
+        changed = typo(CORE, random.Random(i))
+        assert changed != CORE and sorted(changed) == sorted(CORE)
+        assert all(p in changed for p in protected)
+    # "could you" only wraps an instruction, never a sentence that starts with a name
+    text, _ = speak('Ana sent you "Invoice 7". Check it.', random.Random(1), "")
+    assert not re.search(r"(?i)could you ana", text)
+
+
+def test_templates_mask_what_the_world_filled_in():
+    a = instruction_template('Reply to Ana Lopez about "Invoice 7" for 412.50 € in notes.txt.')
+    b = instruction_template('Reply to Tom Berg about "Flat deposit" for 9 € in plan.txt.')
+    assert a == b == "Reply to <name> about <q> for <n>€ in <f>."
+    per_skill = distinct_templates([("s", "Open the mail."), ("s", "Open the mail."), ("s", "Could you open it?"),
+                                    ("t", "Hi.")])
+    assert per_skill["s"] == {"tasks": 3, "templates": 2, "ratio": 0.667}
+    summary = template_summary(per_skill)
+    assert summary["skills_judged"] == 1 and summary["skills_at_0_8"] == 0 and summary["tasks"] == 4
