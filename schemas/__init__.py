@@ -214,6 +214,8 @@ TABLES: dict[str, TableSpec] = {
                 _f("input_tokens", pa.int64()),
                 _f("output_tokens", pa.int64()),
                 _f("error", pa.string()),
+                # the scripted teacher's mistakes and corrections: [{turn, event, kind}]
+                _f("teacher_events_json", pa.string()),
             ],
             ("trajectory_id", "task_id", "sample_index", "success", "score", "env_failure", "n_steps"),
         ),

@@ -134,7 +134,56 @@ def test_scripted_teacher_without_noise_follows_the_reference():
     kinds = [r["action"]["type"] for r in replies]
     assert kinds == ["goto", "click", "click", "type", "click", "terminate"]
     assert replies[3]["action"]["text"] == "Total 412.50"
-    assert replies[1]["thought"] == "I'll click \u201cSend\u201d."
+    thought = replies[1]["thought"]
+    assert "\u201cSend\u201d" in thought and "mail app" in thought  # what it sees, what it clicks
+    assert "send it off" in thought and len(thought.split()) >= 12  # and why
+
+
+LIST = [{"id": f"row-{i}", "tag": "li", "role": "listitem", "label": f"Invoice {n} from Acme", "grid": [500, 200 + 80 * i],
+         "box": [300, 130 + 57 * i, 600, 50]} for i, n in enumerate(("INV-881", "INV-882", "INV-883"))]
+
+
+def test_scripted_teacher_slips_to_the_neighbouring_row_then_goes_back_and_redoes_it():
+    slips = Noise(misclick=1.0, recover=1.0, skip=0, wrong_value=0, early_stop=0, malformed=0, spread=0)
+    teacher = ScriptedTeacher([{"do": "click", "label": "Invoice INV-882 from Acme"}], "web", None, slips, seed=3,
+                              task_id="t", instruction="Open the Acme invoice INV-882.")
+    inbox = Observation(screenshot=b"x", width=1280, height=720, debug={"elements": LIST, "path": ["mail", "inbox"]})
+    first = json.loads(teacher.act(TurnInput([], inbox, 0)).text)
+    assert first["action"]["type"] == "click" and first["action"]["y"] in (200, 360)  # row 0 or row 2, not row 1
+    opened = Observation(screenshot=b"y", width=1280, height=720,
+                         debug={"elements": [], "path": ["mail", "inbox", "m1"]})
+    back = json.loads(teacher.act(TurnInput([], opened, 1)).text)
+    assert back["action"]["type"] == "back" and "wrong" in back["thought"]
+    redo = json.loads(teacher.act(TurnInput([], inbox, 2)).text)
+    assert redo["action"] == {"type": "click", "x": 500, "y": 280}
+    assert [e["event"] for e in teacher.events] == ["mistake", "correction"]
+
+
+def test_scripted_teacher_types_a_value_from_the_wrong_row_and_fixes_it():
+    slips = Noise(misclick=0, recover=1.0, skip=0, wrong_value=1.0, early_stop=0, malformed=0, spread=0)
+    rows = [{"id": "amt-1", "label": "Acme 412.50", "grid": [500, 200], "box": [300, 180, 400, 40]},
+            {"id": "amt-2", "label": "Bolt 97.10", "grid": [500, 300], "box": [300, 280, 400, 40]},
+            {"id": "amount", "tag": "input", "label": "Amount", "grid": [500, 600], "box": [300, 580, 400, 40]}]
+    teacher = ScriptedTeacher([{"do": "type", "text": "412.50"}], "web", None, slips, seed=1, task_id="t")
+    screen = Observation(screenshot=b"x", width=1280, height=720, debug={"elements": rows, "path": ["bank"]})
+    typed = json.loads(teacher.act(TurnInput([], screen, 0)).text)
+    assert typed["action"]["type"] == "type" and typed["action"]["text"] == "97.10"  # the other row's amount
+    after = [*rows[:2], {**rows[2], "focused": True, "value": "97.10"}]
+    shows = Observation(screenshot=b"y", width=1280, height=720, debug={"elements": after, "path": ["bank"]})
+    select = json.loads(teacher.act(TurnInput([], shows, 1)).text)
+    assert select["action"] == {"type": "hotkey", "keys": ["ctrl", "a"]} and "97.10" in select["thought"]
+    retype = json.loads(teacher.act(TurnInput([], shows, 2)).text)
+    assert retype["action"] == {"type": "type", "text": "412.50"}
+
+
+def test_scripted_thoughts_are_sentences_with_reasons():
+    quiet = Noise(misclick=0, skip=0, wrong_value=0, early_stop=0, malformed=0)
+    words = []
+    for seed in range(8):
+        replies = play(ScriptedTeacher(REFERENCE, "web", None, quiet, seed=seed, task_id="t",
+                                       instruction="Reply to Anna with the total."))
+        words += [len(r["thought"].split()) for r in replies]
+    assert sum(words) / len(words) >= 15
 
 
 def test_scripted_teacher_noise_is_seeded_and_varies_between_samples():

@@ -103,7 +103,8 @@ class RolloutsStage(Stage):
         if model.offline:
             return ScriptedTeacher(json.loads(row["reference_json"]), row["domain"], row["variant"], self.config.noise,
                                    seed=int(fingerprint([ctx.seed, sample], 8), 16), task_id=row["task_id"],
-                                   weaknesses=self.config.weaknesses, apps=list(row.get("apps") or []))
+                                   weaknesses=self.config.weaknesses, apps=list(row.get("apps") or []),
+                                   instruction=row["instruction"])
         return ModelPolicy(ctx.client(self.model_role), sample=sample)
 
     def run(self, ctx, shard: ShardPlan):
@@ -143,8 +144,9 @@ class RolloutsStage(Stage):
             with manager.acquire(wanted, timeout_s=1800) as lease:
                 for sample in range(self.config.samples):
                     policy = self.policy_for(ctx, row, sample)
-                    out.append((sample, policy.name, run_episode(lease, spec, policy, self.config.context,
-                                                                 row["variant"], self.config.max_parse_retries)))
+                    episode = run_episode(lease, spec, policy, self.config.context, row["variant"],
+                                          self.config.max_parse_retries)
+                    out.append((sample, policy.name, episode, getattr(policy, "events", None)))
             return out
 
         with ThreadPoolExecutor(self.config.concurrency, thread_name_prefix="rollout") as pool:
@@ -156,7 +158,7 @@ class RolloutsStage(Stage):
             default_system = system_prompt(row["domain"], row["variant"])
             phone = {"phone_screenshots": self.config.phone_screenshots} if row["domain"] == "mobile" else {}
             model = ctx.model(self.model_role)
-            for sample, policy_name, episode in episodes:
+            for sample, policy_name, episode, events in episodes:
                 system_hash = hash_messages([Message("system", episode.system_prompt or default_system)])
                 # How the teacher was asked: its action format, coordinates and sampling.
                 lineage = {} if model.offline else {
@@ -176,6 +178,7 @@ class RolloutsStage(Stage):
                     "prompt_hash": system_hash, "seed": ctx.seed, "wall_s": episode.wall_s,
                     "input_tokens": episode.input_tokens, "output_tokens": episode.output_tokens,
                     "error": episode.error,
+                    "teacher_events_json": json.dumps(events) if events is not None else None,
                 })
                 for s in episode.steps:
                     sha = images.add_image(s.screenshot, s.image_format)[0] if s.screenshot else None

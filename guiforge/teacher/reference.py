@@ -35,6 +35,9 @@ class Planned:
     action: Action
     thought: str
     step_index: int
+    step: dict[str, Any] | None = None  # the reference step this action carries out
+    detour: bool = False  # an extra action the step needs first (a scroll to reveal, a clear)
+    total: int = 0  # steps in the reference
 
 
 def elements(obs: Observation) -> list[dict[str, Any]]:
@@ -84,8 +87,8 @@ class ReferenceProgram(DesktopSteps):
     def _run(self) -> Generator[Planned | None, Observation, None]:
         self._obs = yield None
         for index, step in enumerate(self.steps):
-            for action, thought in self._translate(step, index):
-                self._obs = yield Planned(action, thought, index)
+            for action, thought, *detour in self._translate(step, index):
+                self._obs = yield Planned(action, thought, index, step, bool(detour and detour[0]), len(self.steps))
 
     def _translate(self, step: dict[str, Any], index: int) -> Iterator[tuple[Action, str]]:
         step = {k: self._fill(v) if isinstance(v, str) else v for k, v in step.items()}
@@ -141,9 +144,9 @@ class ReferenceProgram(DesktopSteps):
             if find(self.obs, step.get("id"), step.get("label")) is not None:
                 return
             if self.touch:
-                yield Action(type="swipe", x=500, y=750, x2=500, y2=350), "I need to scroll to find it."
+                yield Action(type="swipe", x=500, y=750, x2=500, y2=350), "I need to scroll to find it.", True
             else:
-                yield Action(type="scroll", x=500, y=600, direction="down", amount=3), "I need to scroll to find it."
+                yield Action(type="scroll", x=500, y=600, direction="down", amount=3), "I need to scroll to find it.", True
         raise GroundingError(f"nothing on screen matches id={step.get('id')!r} label={step.get('label')!r} "
                              f"(path {self.obs.debug.get('path')})")
 
@@ -173,10 +176,11 @@ class ReferenceProgram(DesktopSteps):
                 yield from self._do_click(step)
             if step.get("clear") and self.touch:
                 # the apps select a field's text on a long press; typing then replaces it
-                yield from self._point(step, "long_press", "First I select what is there to replace it.")
+                for action, *_ in self._point(step, "long_press", "long-press"):
+                    yield action, "First I select what is there, so typing replaces it.", True
             elif step.get("clear"):
-                yield Action(type="hotkey", keys=["ctrl", "a"]), "First I clear what is there."
-                yield Action(type="key", keys=["backspace"]), "First I clear what is there."
+                yield Action(type="hotkey", keys=["ctrl", "a"]), "First I select what is there.", True
+                yield Action(type="key", keys=["backspace"]), "First I clear what is there.", True
         text = str(step["text"])
         yield Action(type="type", text=text), f"I'll type {text[:60]!r}."
 
@@ -198,9 +202,9 @@ class ReferenceProgram(DesktopSteps):
                 break
             gx, gy = options[-1]["grid"]
             if self.touch:
-                yield Action(type="swipe", x=gx, y=gy, x2=gx, y2=max(gy - 200, 0)), "I'll scroll the list."
+                yield Action(type="swipe", x=gx, y=gy, x2=gx, y2=max(gy - 200, 0)), "I'll scroll the list.", True
             else:
-                yield Action(type="scroll", x=gx, y=gy, direction="down", amount=2), "I'll scroll the list."
+                yield Action(type="scroll", x=gx, y=gy, direction="down", amount=2), "I'll scroll the list.", True
         raise GroundingError(f"dropdown {step['id']!r} has no option {option!r}")
 
     def _do_read(self, step):
