@@ -36,7 +36,12 @@ PURPOSES = [
     (r"\bback\b", "return to the previous view"), (r"\bconfirm\b|\bok\b|\bdone\b", "confirm it"),
 ]
 
-_OPENERS = ["", "Looking at the screen, ", "Right now ", "OK — ", "On this screen ", "At this point "]
+_OPENERS = ["", "Looking at the screen, ", "Right now ", "OK — ", "At this point "]
+
+
+def _cap(text: str) -> str:
+    """Upper-case the first letter only (str.capitalize would lower the rest)."""
+    return text[:1].upper() + text[1:]
 
 
 @dataclass
@@ -131,7 +136,7 @@ class ThoughtWriter:
         extra = _visible_summary(obs, self.rng)
         verb = "I am looking at" if where.startswith(("LibreOffice", "the terminal", "the tool")) else "I am on"
         text = f"{opener}{verb} {where}" + (f", and {extra}" if extra else "")
-        return text[0].upper() + text[1:] + "."
+        return _cap(text) + "."
 
     def write(self, action: Action, obs: Observation, ctx: StepContext, target: dict[str, Any] | None,
               read_values: dict[str, str] | None = None) -> str:
@@ -148,14 +153,15 @@ class ThoughtWriter:
         first, last = ctx.index == 0, ctx.index >= ctx.total - 1
         if t in ("goto", "open_app"):
             app = action.app or action.text or ctx.step.get("app") or "the app"
-            return r.choice([f"To work on {_goal(ctx)}, I first need the {app} app, so I'll open it.",
+            return r.choice([f"For {_goal(ctx)} — I first need the {app} app, so I'll open it.",
                              f"Everything I need for this lives in the {app} app, so I'll switch there first.",
                              f"The {app} app is where this starts; I'll open it and look for what the task mentions."])
         if t in ("scroll", "swipe") and ctx.detour:
-            want = ctx.step.get("label") or ctx.step.get("option") or "what I am looking for"
+            want = ctx.step.get("label") or ctx.step.get("option") or ctx.step.get("id", "").replace("-", " ") \
+                or "what I am looking for"
             d = action.direction or ("down" if (action.y2 or 0) < (action.y or 0) else "up")
             return r.choice([f"I don't see {_quote(str(want))} among what is shown, so I'll scroll {d} to look further.",
-                             f"{_quote(str(want)).capitalize()} is not visible yet; scrolling {d} should bring more of the list into view."])
+                             f"{_cap(_quote(str(want)))} is not visible yet; scrolling {d} should bring more of the list into view."])
         if t in ("scroll", "swipe"):
             d = action.direction or ("down" if (action.y2 or 0) < (action.y or 0) else "up")
             return f"The part I need is further {d} the page, so I'll scroll {d} to bring it into view."
@@ -176,7 +182,7 @@ class ThoughtWriter:
             spot = f" {where}" if where and r.random() < 0.6 else ""
             return r.choice([f"I can see {_quote(label or 'the control')}{spot}; I'll {verb} it to {why}.",
                              f"Next I'll {verb} {_quote(label or 'the control')}{spot}, which should {why}.",
-                             f"{_quote(label or 'The control').capitalize()} is what I need here, so I'll {verb} it to {why}."])
+                             f"{_cap(_quote(label or 'The control'))} is what I need here, so I'll {verb} it to {why}."])
         if t == "type":
             text = action.text or ""
             source = next((k for k, v in read_values.items() if v and v in text), None)
@@ -185,7 +191,7 @@ class ThoughtWriter:
                 (" as the task asks" if text and text.casefold() in self.instruction.casefold() else "")
             return r.choice([f"The cursor is in {_quote(field)}, so I'll type {text[:60]!r}{because}.",
                              f"Now I'll enter {text[:60]!r} into {_quote(field)}{because}.",
-                             f"{_quote(field).capitalize()} is ready for input; I'll write {text[:60]!r}{because}."])
+                             f"{_cap(_quote(field))} is ready for input; I'll write {text[:60]!r}{because}."])
         if t in ("key", "hotkey", "enter"):
             keys = "+".join(action.keys or ["enter"])
             if ctx.detour:
