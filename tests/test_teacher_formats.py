@@ -149,6 +149,17 @@ def test_teacher_in_its_own_format(tmp_path, monkeypatch, name):
         assert all(b.get("tools") for b in bodies)  # the action set went as native tools
         tool_names = {t.get("function", t).get("name") for t in bodies[0]["tools"]}
         assert {"terminate", "answer"} <= tool_names
+        # Past actions go back as tool calls with their results, in the provider's shape.
+        later = next(b["messages"] for b in bodies if sum(m["role"] == "assistant" for m in b["messages"]) == 2)
+        if name == "openai_tools":
+            calls = [m for m in later if m["role"] == "assistant"][0]["tool_calls"]
+            results = [m for m in later if m["role"] == "tool"]
+            assert calls[0]["id"] == results[0]["tool_call_id"] == "call_0_0" and len(results) == 2
+        else:
+            used = [b for m in later if m["role"] == "assistant" for b in m["content"] if b["type"] == "tool_use"]
+            answered = [b for m in later if m["role"] == "user" for b in m["content"]
+                        if isinstance(b, dict) and b.get("type") == "tool_result"]
+            assert [b["id"] for b in used] == [b["tool_use_id"] for b in answered] == ["call_0_0", "call_1_0"]
     else:
         assert not any(b.get("tools") for b in bodies)
         system = bodies[0].get("system") or bodies[0]["messages"][0]["content"]
@@ -172,6 +183,7 @@ def test_the_cache_keys_on_the_sample_and_never_serves_a_retry(tmp_path, monkeyp
         assert len(server.requests) == 4  # a retry is a fresh draw every time
         run(client.acomplete(messages, sample=0))
         assert len(server.requests) == 4  # and did not overwrite sample 0's cached call
+        run(client.aclose())
 
 
 REPLIES = {  # what a server sends back, per wire format
@@ -201,6 +213,7 @@ def test_providers_carry_tools_and_return_tool_calls_and_reasoning(monkeypatch, 
         policy = ModelPolicy(make_client(cfg), sample=2)
         reply = policy.act(TurnInput([Message("system", "s"), Message("user", "go")], None, 0, tools=tools))  # type: ignore[arg-type]
         body = server.requests[0].body
+        run(policy.client.aclose())
     thought, action = codec.parse(reply.model_reply(), "web", None, coord_system("grid999"))
     assert action == Action(type="click", x=10, y=20)
     if case == "openai-reasoning":
@@ -229,7 +242,9 @@ def test_anthropic_computer_tool_goes_with_its_beta_header(monkeypatch):
                           action_format="anthropic_computer", cache=False)
         coords = coord_system("pixels", (1280, 800))
         tools = codec.render("desktop", "hybrid", coords).tools
-        completion = run(make_client(cfg).acomplete([Message("user", "go")], tools=tools))
+        client = make_client(cfg)
+        completion = run(client.acomplete([Message("user", "go")], tools=tools))
+        run(client.aclose())
         headers.append(server.requests[0].body)
         beta = server.requests[0].headers.get("anthropic-beta")
     assert beta == "computer-use-2025-01-24"

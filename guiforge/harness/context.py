@@ -43,6 +43,7 @@ class Turn:
     reply: str  # what the policy answered
     summary: str  # one line: what it did and what happened
     feedback: str = ""
+    tool_calls: tuple[dict, ...] = ()  # the reply's native tool calls, replayed as such
 
 
 @dataclass
@@ -88,7 +89,7 @@ def build_messages(policy: ContextPolicy, system: str, instruction: str, history
     for i in range(first_full, step):
         turn = history[i]
         messages.append(_observation_message(i, turn, with_image=True))
-        messages.append(Message("assistant", turn.reply))
+        messages.append(Message("assistant", turn.reply, turn.tool_calls))
     messages.append(_observation_message(step, current, with_image=True))
     return messages
 

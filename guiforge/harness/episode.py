@@ -158,6 +158,30 @@ def history_text(reply: Reply) -> str:
     return text or "(an empty reply)"
 
 
+def native_calls(reply: Reply, step: int) -> tuple[dict[str, Any], ...]:
+    """The reply's tool calls to replay natively in later prompts ({"id", "name",
+    "arguments"}), or () where one has arguments that are not an object (those go back as
+    text, which every provider accepts)."""
+    out = []
+    for i, call in enumerate(reply.tool_calls):
+        args = _loads_or_raw(call.arguments) if isinstance(call.arguments, str) else call.arguments
+        if args is None or args == "":
+            args = {}
+        if not isinstance(args, dict):
+            return ()
+        # Our own ids, not the server's (random per call): the prompt, hence the cache key, stays
+        # the same on a rerun; both APIs only need a call and its result to agree.
+        out.append({"id": f"call_{step}_{i}", "name": call.name, "arguments": args})
+    return tuple(out)
+
+
+def assistant_turn(reply: Reply, native: bool, step: int) -> tuple[str, tuple[dict[str, Any], ...]]:
+    """(text, tool calls) of a reply as a later prompt's assistant message: with native tools,
+    its calls as calls and its text (reasoning left out); else all of it as text."""
+    calls = native_calls(reply, step) if native else ()
+    return (reply.text.strip(), calls) if calls else (history_text(reply), ())
+
+
 def _loads_or_raw(arguments: str) -> Any:
     try:
         return json.loads(arguments)
@@ -206,7 +230,7 @@ def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, v
                     attempts.append(_attempt(reply, str(exc)))
                     if attempt == max_parse_retries:
                         break
-                    retry = [*messages, Message("assistant", history_text(reply)),
+                    retry = [*messages, Message("assistant", *assistant_turn(reply, bool(native), index)),
                              Message("user", f"Your reply could not be used: {exc}. Reply with exactly one action.")]
                     reply = policy.act(TurnInput(retry, obs, index, retry_error=str(exc), tools=native))
                     in_tok += reply.input_tokens
@@ -228,8 +252,9 @@ def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, v
                                             in_tok, out_tok, prompt_hash(messages), prefix, len(messages), prompt,
                                             target, attempts))
             feedback = result.error or result.feedback
-            history.append(Turn(obs.screenshot, f"image/{obs.format}", obs.text, history_text(reply),
-                                _summary(action, result.feedback, result.error), feedback))
+            text, calls = assistant_turn(reply, bool(native), index)
+            history.append(Turn(obs.screenshot, f"image/{obs.format}", obs.text, text,
+                                _summary(action, result.feedback, result.error), feedback, calls))
             obs = result.observation
             if result.done:
                 episode.answer, episode.status = result.answer, result.status

@@ -62,6 +62,10 @@ class TurnInput:
 
 
 class Policy(Protocol):
+    """Answers a turn. Optional attributes the harness reads: ``action_format`` (a codec
+    name, default guiforge JSON), ``coords`` (a convention, default the codec's own) and
+    ``coord_options`` (min_pixels, max_pixels, factor for resized coordinates)."""
+
     name: str
 
     def act(self, turn: TurnInput) -> Reply: ...

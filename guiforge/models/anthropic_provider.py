@@ -6,7 +6,14 @@ from typing import Any
 
 import anthropic
 
-from guiforge.models.base import Completion, ImagePart, Message, ModelClient, TransientError
+from guiforge.models.base import (
+    TOOL_RESULT,
+    Completion,
+    ImagePart,
+    Message,
+    ModelClient,
+    TransientError,
+)
 from guiforge.models.transport import sdk_http_client
 
 
@@ -20,6 +27,29 @@ def _content(msg: Message) -> str | list[dict[str, Any]]:
         else:
             parts.append({"type": "text", "text": p})
     return parts
+
+
+def _messages(messages: list[Message]) -> list[dict[str, Any]]:
+    """Wire messages; an assistant turn's tool_use blocks, their tool_result blocks opening
+    the next user message (as the API requires)."""
+    out: list[dict[str, Any]] = []
+    pending: list[str] = []
+    for m in messages:
+        if m.role == "assistant" and m.tool_calls:
+            blocks: list[dict[str, Any]] = [{"type": "text", "text": m.content}] if isinstance(m.content, str) \
+                and m.content.strip() else []
+            blocks += [{"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["arguments"]}
+                       for c in m.tool_calls]
+            out.append({"role": "assistant", "content": blocks})
+            pending = [c["id"] for c in m.tool_calls]
+            continue
+        content = _content(m)
+        if pending and m.role == "user":
+            parts = [{"type": "text", "text": content}] if isinstance(content, str) else content
+            content = [{"type": "tool_result", "tool_use_id": i, "content": TOOL_RESULT} for i in pending] + parts
+        pending = []
+        out.append({"role": m.role, "content": content})
+    return out
 
 
 # Anthropic tool types that need a beta header.
@@ -47,7 +77,7 @@ class AnthropicClient(ModelClient):
         system = "\n\n".join(m.content for m in messages if m.role == "system" and isinstance(m.content, str))
         body: dict[str, Any] = {
             "model": self.config.model,
-            "messages": [{"role": m.role, "content": _content(m)} for m in messages if m.role != "system"],
+            "messages": _messages([m for m in messages if m.role != "system"]),
             "max_tokens": params.get("max_tokens", self.config.max_tokens),
         }
         # Sampling goes in the body (the SDK's create no longer takes all of it); no seed here.

@@ -43,14 +43,23 @@ class ImagePart:
 class Message:
     role: Literal["system", "user", "assistant"]
     content: str | tuple[str | ImagePart, ...]
+    # An assistant turn's native tool calls, ({"id", "name", "arguments": {...}}, ...):
+    # providers send them in their wire shape, with the result the next message needs.
+    tool_calls: tuple[dict[str, Any], ...] = ()
 
     def parts(self) -> tuple[str | ImagePart, ...]:
         return (self.content,) if isinstance(self.content, str) else self.content
 
     def key(self) -> dict[str, Any]:
         # Images enter cache keys and prompt hashes by their hash, never their bytes.
-        return {"role": self.role, "parts": [p if isinstance(p, str) else {"image": sha256_bytes(p.data)}
-                                             for p in self.parts()]}
+        key: dict[str, Any] = {"role": self.role, "parts": [p if isinstance(p, str) else {"image": sha256_bytes(p.data)}
+                                                            for p in self.parts()]}
+        if self.tool_calls:
+            key["tool_calls"] = [dict(c) for c in self.tool_calls]
+        return key
+
+
+TOOL_RESULT = "Done; the next observation shows the result."
 
 
 @dataclass

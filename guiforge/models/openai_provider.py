@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import openai
 
-from guiforge.models.base import Completion, ImagePart, Message, ModelClient, TransientError
+from guiforge.models.base import (
+    TOOL_RESULT,
+    Completion,
+    ImagePart,
+    Message,
+    ModelClient,
+    TransientError,
+)
 from guiforge.models.transport import sdk_http_client
 
 
@@ -20,6 +28,21 @@ def _content(msg: Message) -> str | list[dict[str, Any]]:
         else:
             parts.append({"type": "text", "text": p})
     return parts
+
+
+def _messages(messages: list[Message]) -> list[dict[str, Any]]:
+    """Wire messages; an assistant turn's tool calls, each followed by its tool result."""
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        if m.role == "assistant" and m.tool_calls:
+            out.append({"role": "assistant", "content": m.content or None, "tool_calls": [
+                {"id": c["id"], "type": "function",
+                 "function": {"name": c["name"], "arguments": json.dumps(c["arguments"], ensure_ascii=False)}}
+                for c in m.tool_calls]})
+            out.extend({"role": "tool", "tool_call_id": c["id"], "content": TOOL_RESULT} for c in m.tool_calls)
+        else:
+            out.append({"role": m.role, "content": _content(m)})
+    return out
 
 
 def _tool(spec: dict[str, Any]) -> dict[str, Any]:
@@ -42,7 +65,7 @@ class OpenAIClient(ModelClient):
     async def _send(self, messages: list[Message], **params: Any) -> Completion:
         body: dict[str, Any] = {
             "model": self.config.model,
-            "messages": [{"role": m.role, "content": _content(m)} for m in messages],
+            "messages": _messages(messages),
             "max_tokens": params.get("max_tokens", self.config.max_tokens),
         }
         body |= self.config.sampling(params.get("sample"))

@@ -75,7 +75,7 @@ def _pair(call: Call, key: str) -> tuple[Any, Any]:
     return value[0], value[1]
 
 
-def _no_more(call: Call, allowed: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+def _no_more(call: Call, allowed: frozenset[str] = frozenset()) -> None:
     if call.args:
         raise ParseError(f"{call.name} has extra positional arguments {call.args!r}")
     take(call.kwargs, call.name, allowed)

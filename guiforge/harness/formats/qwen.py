@@ -206,11 +206,11 @@ class QwenComputerUse(FunctionTools):
         elif kind == "scroll":
             if "x" in f:
                 args["coordinate"] = [f["x"], f["y"]]
-            amount = f.get("amount", 3)
-            args["pixels"] = amount if f["direction"] in ("up", "right") else -amount
+            amount = f.get("amount", 3)  # Qwen's scroll always has an amount
             if f["direction"] in ("left", "right"):
-                args["direction"] = f["direction"]
-                args["pixels"] = amount
+                args |= {"direction": f["direction"], "pixels": amount}
+            else:
+                args["pixels"] = amount if f["direction"] == "up" else -amount
         elif kind in ("type", "goto"):
             args["text"] = f["text"]
         elif kind == "answer":
