@@ -235,6 +235,7 @@ print("checked", n)
 """
 
 
+@pytest.mark.timeout(1800)  # the first run makes .venv-train (a few minutes)
 def test_trl_accepts_every_row(hf_export):
     out, result = hf_export
     python = _train_python()
