@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -100,6 +101,7 @@ def main() -> None:
         figures["sft_plain_bytes_per_step"] = round(plain_bytes(hf_out / "sft", tmp_path) / n_sft)
         details = json.loads(hf.exports[0]["details_json"])
         figures["excluded"] = details["figures"]["excluded"]
+        figures["loadavg_1m"] = round(os.getloadavg()[0], 2)
     ratios = {
         "sft_bytes_per_step_vs_raw_lake": round(figures["sft_bytes_per_step"] / figures["raw_lake_bytes_per_step"], 3),
         "sft_bytes_dictionary_vs_plain": round(figures["sft_bytes_per_step"] / figures["sft_plain_bytes_per_step"], 3),

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
 # torch==2.13.0 resolves to the CPU wheel on this machine's disk; a plain `torch` pulls CUDA
-TRAIN_PACKAGES=("torch==2.13.0" "trl==1.16.*" "datasets>=5.2" "pillow>=10")
+TRAIN_PACKAGES=("torch==2.13.0" "trl==1.16.*" "datasets>=5.2" "pillow>=10" "tenacity>=8")
 stamp=.venv-train/.guiforge-train-installed
 want=$(printf '%s\n' "${TRAIN_PACKAGES[@]}" | sha256sum | cut -c1-16)
 if [ ! -x .venv-train/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
@@ -18,6 +18,12 @@ if [ ! -x .venv-train/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want"
     echo "bootstrap-train: pip install failed (log above, also in .venv-train/pip.log)" >&2
     exit 1
   fi
-  .venv-train/bin/python -c "import trl.data_utils, datasets, torch"
+  # guiforge itself without its pipeline dependencies: a training job imports guiforge.rl
+  if ! .venv-train/bin/python -m pip install -q --no-deps -e . >> .venv-train/pip.log 2>&1; then
+    cat .venv-train/pip.log >&2
+    echo "bootstrap-train: pip install --no-deps -e . failed (log above)" >&2
+    exit 1
+  fi
+  .venv-train/bin/python -c "import trl.data_utils, datasets, torch, guiforge.rl"
   echo "$want" > "$stamp"
 fi

@@ -232,15 +232,26 @@ for config, column in (("all", "messages"), ("prompt_completion", "prompt"), ("r
         assert len(images) == len(row["images"]) and all(i.size[0] > 0 for i in images)
         n += 1
 print("checked", n)
+# the environment's tools as TRL renders them for the chat template (transformers' schema)
+import inspect
+from transformers.utils import get_json_schema
+from guiforge.rl import GuiforgeEnv
+tools = [f for name, f in inspect.getmembers(GuiforgeEnv, predicate=inspect.isfunction)
+         if name not in ("reset", "get_reward") and not name.startswith("_")]
+schemas = [get_json_schema(getattr(GuiforgeEnv(), f.__name__)) for f in tools]
+assert [s["function"]["name"] for s in schemas] == ["act"], schemas
+assert schemas[0]["function"]["parameters"]["properties"]["action"]["type"] == "string"
+print("tools", len(schemas))
 """
 
 
+@pytest.mark.timeout(1800)  # the first run makes .venv-train (a few minutes)
 def test_trl_accepts_every_row(hf_export):
     out, result = hf_export
     python = _train_python()
     proc = subprocess.run([str(python), "-c", TRL_CHECK, str(out)], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert f"checked {2 * result.n_sft + result.n_rl}" in proc.stdout
+    assert f"checked {2 * result.n_sft + result.n_rl}" in proc.stdout and "tools 1" in proc.stdout
 
 
 def _reference_completion(lake, task_id: str, coords: str, rl_row: dict) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -100,3 +101,31 @@ def test_rubrics_map_onto_osworld_metrics_only_when_every_check_has_one():
     assert osworld_evaluator([cell, slides]) is None  # a partial mapping would change what success means
     desktop = to_osworld({**row("tsk_4"), "rubric_json": json.dumps([slides])})
     assert desktop["evaluator"]["func"] == "guiforge_rubric"
+
+
+def test_osworld_export_puts_a_desktop_tasks_files_in_the_folder(tmp_path):
+    from guiforge.skills.check import sample_worlds
+
+    world = sample_worlds(1)[0]
+    sheet = next(d for d in world.documents if d.filename.endswith(".xlsx"))
+    lake = Lake(tmp_path / "lake")
+    commit_shard(lake, ShardCommit("worlds", "r1", "fpw", "w"), {"worlds": [
+        {"world_id": world.world_id, "persona_id": world.persona_id, "scenario": world.scenario,
+         "world_json": world.model_dump_json()}]})
+    task = {**row("tsk_d"), "world_id": world.world_id,
+            "setup_json": json.dumps({"files": {"documents": [sheet.document_id]}, "open": sheet.filename})}
+    commit_shard(lake, ShardCommit("task_gates", "r1", "fpt", "t"), {"tasks": [task]})
+    out = tmp_path / "osworld"
+    assert export_tasks(lake, out, "osworld") == 1
+    exported = json.loads((out / "examples" / "libreoffice_calc" / "tsk_d.json").read_text())
+    upload, opened = exported["config"]
+    files = upload["parameters"]["files"]
+    assert upload["type"] == "upload_file" and files
+    for f in files:  # every file the config names exists, inside the export folder, and opens
+        local = Path(f["local_path"])
+        assert local.is_file() and local.is_relative_to(out.resolve() / "files" / "tsk_d")
+        assert f["path"] == f"/home/user/{local.relative_to(out.resolve() / 'files' / 'tsk_d')}"
+    from openpyxl import load_workbook
+
+    assert load_workbook(out / "files" / "tsk_d" / sheet.filename).sheetnames
+    assert opened == {"type": "open", "parameters": {"path": f"/home/user/{sheet.filename}"}}

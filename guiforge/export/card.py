@@ -66,8 +66,8 @@ terminal, a tool registry) -> judge -> RL selection -> relabel -> this export.
   `prompt` shows s0's screenshot; `task_id`, `domain`, `success_rate`, `task_json` (setup, rubric,
   reference) and `world_json` ride along as columns, which TRL hands to reward functions.
   `guiforge.rl.TaskReward` resets the task's environment, replays a completion's actions and
-  returns the verifier's score; `guiforge.rl.GuiforgeEnv` is an `environment_factory` for
-  TRL's multi-turn GRPO.
+  returns the verifier's verdict (success as 1/0, or `reward="score"` for the rubric's weighted
+  score); `guiforge.rl.GuiforgeEnv` is an `environment_factory` for TRL's multi-turn GRPO.
 
 Images are stored once per Parquet file (dictionary-encoded), not once per row that shows them:
 {figures.get('sft_bytes_per_step', 'n/a')} bytes per SFT step here against

@@ -27,15 +27,15 @@ STAGE = "export"
 @dataclass
 class Source:
     run_id: str
-    acceptance: str  # "judgments" | "verifier"
-    trajectories: list[dict[str, Any]]  # accepted, in a stable order
-    steps: dict[str, list[dict[str, Any]]]  # trajectory_id -> its steps by step_index
-    tasks: dict[str, dict[str, Any]]
-    worlds: dict[str, dict[str, Any]]  # world_id -> {persona_id, scenario, builder, model, prompt_hash}
-    judgments: dict[str, dict[str, Any]]  # trajectory_id -> the judgment that accepted it
-    relabels: dict[tuple[str, int], dict[str, Any]]
-    rl_tasks: list[dict[str, Any]]
-    first_steps: dict[str, dict[str, Any]]  # task_id -> step 0 of one of its trajectories
+    acceptance: str = "verifier"  # "judgments" | "verifier"
+    trajectories: list[dict[str, Any]] = field(default_factory=list)  # accepted, in a stable order
+    steps: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # trajectory_id -> its steps, in order
+    tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    worlds: dict[str, dict[str, Any]] = field(default_factory=dict)  # world_id -> persona_id, scenario, builder...
+    judgments: dict[str, dict[str, Any]] = field(default_factory=dict)  # trajectory_id -> the accepting judgment
+    relabels: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
+    rl_tasks: list[dict[str, Any]] = field(default_factory=list)
+    first_steps: dict[str, dict[str, Any]] = field(default_factory=dict)  # task_id -> step 0 of a trajectory
     first_harness: dict[str, dict[str, Any]] = field(default_factory=dict)  # task_id -> that trajectory's harness
     exclusions: list[dict[str, Any]] = field(default_factory=list)
     raw_bytes: dict[str, int] = field(default_factory=dict)  # the lake's bytes per table (this run)
@@ -119,7 +119,7 @@ def _accepted(src: Source, trajectories: list[dict], judgments: list[dict]) -> l
 
 def load_source(lake: Lake, run_id: str | None = None) -> Source:
     run = pick_run(lake, run_id)
-    src = Source(run, "verifier", [], {}, {}, {}, {}, {}, [], {})
+    src = Source(run)
     trajectories = sorted(_rows(lake, "trajectories", run), key=lambda t: (t["task_id"], t["sample_index"]))
     judgments = _rows(lake, "judgments", run) if "judgments" in lake.tables() else []
     accepted = _accepted(src, trajectories, judgments)

@@ -12,6 +12,7 @@ from typing import Any
 from guiforge.envs.actions import Action, action_set
 from guiforge.envs.base import EnvSpec, TaskSpec
 from guiforge.export.coords import decode_action
+from guiforge.harness.parser import _json_objects
 
 _lock = threading.Lock()
 _manager = None
@@ -65,18 +66,8 @@ def completion_text(completion: Any) -> str:
 
 
 def json_objects(text: str) -> list[dict[str, Any]]:
-    decoder = json.JSONDecoder()
-    out, i = [], 0
-    while (start := text.find("{", i)) != -1:
-        try:
-            value, end = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
-            i = start + 1
-            continue
-        if isinstance(value, dict):
-            out.append(value)
-        i = end
-    return out
+    """Every top-level JSON object of a completion, in order (the harness parser's scan)."""
+    return [o for o in _json_objects(text) if isinstance(o, dict)]
 
 
 def read_action(obj: dict[str, Any], domain: str, variant: str | None, width: int, height: int,
