@@ -12,7 +12,7 @@ from typing import Any
 from guiforge.envs.actions import Action, action_set
 from guiforge.envs.base import EnvSpec, TaskSpec
 from guiforge.export.coords import decode_action
-from guiforge.harness.parser import _json_objects
+from guiforge.harness.formats.guiforge_json import json_objects as _json_objects
 
 _lock = threading.Lock()
 _manager = None
