@@ -113,5 +113,10 @@ def test_an_error_inside_a_stage_on_prefect_is_one_line(tmp_path):
         shard.unlink()
     config["stages"]["worlds"] = {}
     first.write_text(yaml.safe_dump(config))
-    line = one_line(cli("run", str(first), "--lake", str(lake), "--run-id", "shared", env=env))
-    assert line.startswith("error: stage worlds:") and "guiforge lake check" in line, line
+    done = cli("run", str(first), "--lake", str(lake), "--run-id", "shared", env=env)
+    text = done.stdout + done.stderr
+    assert done.returncode == 2 and "Traceback" not in text and "Crash detected" not in text, text
+    errors = [x for x in text.splitlines() if x.startswith("error") or "Error" in x or "ERROR" in x]
+    assert len(errors) == 1, text  # the run's own progress lines, then one error line
+    line = errors[0]
+    assert text.strip().endswith(line.strip()) and line.startswith("error: stage worlds:") and "guiforge lake check" in line, line

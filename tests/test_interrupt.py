@@ -109,3 +109,28 @@ def test_sigint_during_gates_and_rollouts_then_rerun(tmp_path, reference):
     check = subprocess.run([sys.executable, "-m", "guiforge.cli", "lake", "check", "--lake", str(lake_dir)],
                            cwd=PROJECT_ROOT, capture_output=True, text=True)
     assert check.returncode == 0 and check.stdout.startswith("lake check ok"), check.stdout
+
+
+def test_sigterm_exits_143_and_commits_nothing_in_flight(tmp_path):
+    """SIGTERM (what a scheduler sends) on the local executor: exit 143, one line, no
+    half-written file, and the lake checks clean."""
+    config = tmp_path / "term.yaml"
+    config.write_text(yaml.safe_dump({"name": "term", "seed": 2, "workers": 2,
+                                      "models": {"world_builder": {"provider": "offline"}},
+                                      "stages": {"personas": {"count": 400, "shard_size": 10}, "worlds": {}}}))
+    lake_dir = tmp_path / "lake"
+    proc = guiforge("run", str(config), "--lake", str(lake_dir), "--executor", "local", env=dict(os.environ))
+    deadline = time.monotonic() + 300
+    while not list(lake_dir.glob("_manifest/*/personas/*.json")):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.stdout.read()[-2000:]
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGTERM)
+    output = proc.communicate(timeout=120)[0]
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert proc.returncode == 143, output[-2000:]
+    assert lines[-1].startswith("interrupted by SIGTERM during "), output[-2000:]
+    assert "Traceback" not in output
+    assert [p for p in lake_dir.rglob("*") if ".tmp-" in p.name] == []
+    check = subprocess.run([sys.executable, "-m", "guiforge.cli", "lake", "check", "--lake", str(lake_dir)],
+                           cwd=PROJECT_ROOT, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout

@@ -11,6 +11,7 @@ adopted as kept when referenced); kept files nothing needs any more are deleted.
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -94,6 +95,10 @@ def _keep(lake: Lake, entry: Entry, table: str, dry_run: bool) -> str:
             lake.fs.mv(old, new)
         fp = name[5:-8].removeprefix("kept-")
         written = {**entry.body["outputs"][table], "path": lake.relative(new)}
+        if "sha256" not in written:  # an orphan adopted, or an entry of schema 1: record them now
+            with lake.fs.open(new, "rb") as fh:
+                data = fh.read()
+            written.update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
         body = {"stage": KEPT_STAGE, "run_id": entry.run_id, "fingerprint": f"{table}-{fp}", "key": f"kept {table}",
                 "inputs": [], "outputs": {table: written}, "kept_from": entry.body.get("stage")}
         lake.write_json(body, lake.manifest_path(entry.run_id, KEPT_STAGE, f"{table}-{fp}"))

@@ -99,6 +99,7 @@ class RunContext:
             return self._resources[key]
 
     def close(self) -> None:
+        getattr(self, "_unregister", lambda: None)()
         with self._lock:
             resources, self._resources = self._resources, {}
         for value in resources.values():

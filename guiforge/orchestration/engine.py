@@ -113,7 +113,8 @@ def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard) -> dict:
         return INTERRUPTED
     content = {t: ctx.content_store(t) for t in tables if t in CONTENT_TABLES}
     for table, store in content.items():  # what another shard committed meanwhile is not stored twice
-        tables[table] = store.uncommitted(list(tables[table]))
+        rows = tables[table]
+        tables[table] = store.uncommitted(rows.to_pylist() if hasattr(rows, "to_pylist") else list(rows))
     commit = ShardCommit(
         stage=stage.name, run_id=ctx.run_id, fingerprint=shard.fingerprint, key=shard.plan.key,
         inputs=shard.plan.inputs, meta={"seconds": round(time.perf_counter() - started, 4)},

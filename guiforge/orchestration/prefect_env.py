@@ -12,6 +12,7 @@ DEFAULTS = {
     # guiforge reports every failure itself, as one line: Prefect's own error reports (with
     # their tracebacks) show with -v only.
     "PREFECT_LOGGING_LEVEL": "CRITICAL",
+    "PREFECT_INTERNAL_LOGGING_LEVEL": "CRITICAL",
     "PREFECT_LOGGING_TO_API_ENABLED": "false",
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE": "500",
@@ -27,3 +28,15 @@ def configure(verbose: bool = False) -> None:
         os.environ.setdefault(key, value)
     if verbose:
         os.environ["PREFECT_LOGGING_LEVEL"] = "INFO"
+        os.environ["PREFECT_INTERNAL_LOGGING_LEVEL"] = "ERROR"
+
+
+def drain_events(timeout_s: float = 10.0) -> None:
+    """Send the state events still queued (a failed or interrupted run leaves some) before
+    the temporary server stops, instead of retrying them against a dead server at exit."""
+    import contextlib
+
+    with contextlib.suppress(Exception):
+        from prefect.events.worker import EventsWorker
+
+        EventsWorker.drain_all(timeout=timeout_s)

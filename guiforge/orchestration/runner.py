@@ -88,7 +88,7 @@ def lake_errors(lake: Lake) -> Iterator[None]:
 
 
 def _run_prefect(pipeline: Pipeline, reporter: Reporter | None, verbose: bool) -> list[StageSummary]:
-    from guiforge.orchestration.prefect_env import configure
+    from guiforge.orchestration.prefect_env import configure, drain_events
 
     configure(verbose)
     from guiforge.orchestration.server import run_home, temporary_server
@@ -105,4 +105,5 @@ def _run_prefect(pipeline: Pipeline, reporter: Reporter | None, verbose: bool) -
                 results = pipeline_flow(pipeline.to_dict(), run_name=pipeline.run_id)
         finally:
             set_reporter(None)
+            drain_events()
     return [StageSummary(**r) for r in results]

@@ -108,12 +108,12 @@ class RolloutsStage(Stage):
         return ModelPolicy(ctx.client(self.model_role), sample=sample)
 
     def run(self, ctx, shard: ShardPlan):
-        from guiforge.lake.blobs import ContentStore, ShardContent
+        from guiforge.lake.blobs import ShardContent
         from guiforge.stages.task_gates import env_manager, world_index
 
         manager = env_manager(ctx, self.config.instances_per_domain)
         worlds = world_index(ctx)
-        images = ShardContent(ctx.resource("images-store", lambda: ContentStore(ctx.lake, "images")))
+        images = ShardContent(ctx.content_store("images"))  # this run's committed frames
         harness = {"context": self.config.context.model_dump(), "noise": self.config.noise.model_dump(),
                    **({"weaknesses": self.config.weaknesses.model_dump()} if self.config.weaknesses else {}),
                    "max_parse_retries": self.config.max_parse_retries}
