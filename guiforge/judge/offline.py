@@ -121,6 +121,12 @@ def _produced(view: JudgeView) -> list[str]:
     return out
 
 
+def _said(view: JudgeView) -> list[str]:
+    """What the agent typed or answered: a tool's arguments and code are its own workings."""
+    return [str(s.action.get("answer") or s.action.get("text") or "") for s in view.steps
+            if s.action and s.action["type"] in ("type", "answer")]
+
+
 def _numbers(text: str) -> list[str]:
     """Numbers worth checking: two digits or more (a lone digit is too common to mean anything)."""
     return list(dict.fromkeys(m.group(0) for m in _NUMBER.finditer(text) if len(digits(m.group(0))) >= 2))
@@ -134,7 +140,23 @@ class OfflineJudge:
     def __init__(self, threshold: float = 0.6):
         self.threshold = threshold
 
+    def frames_needed(self, view: JudgeView) -> list[str]:
+        """The key frames whose text could change the verdict, so only those are OCR'd: the
+        final frame when an asked-for value was not typed or answered, every key frame when
+        a phrase is still missing or a typed number is backed by nothing the agent was told."""
+        frames = [sha for _, sha in view.key_frames]
+        if view.env_failure or not frames:
+            return []
+        made = Text.of(*_produced(view))
+        told = Text.of(view.instruction, *(s.feedback for s in view.steps))
+        missing = [v for v in expected_values(view.instruction) if not made.has(v)]
+        unsupported = [n for n in _numbers(" ".join(_said(view))) if not _number_in(n, told.numbers)]
+        if unsupported or any(not _NUMBER.fullmatch(v) for v in missing):
+            return frames
+        return frames[-1:] if missing else []
+
     def judge(self, view: JudgeView, screen_text: dict[str, str]) -> Verdict:
+        """``screen_text`` holds the OCR of (at least) :meth:`frames_needed`."""
         frames = [sha for _, sha in view.key_frames]
         if view.env_failure:
             return Verdict(False, 0.0, "the environment failed; no outcome to judge", NAME, flags=["env_failure"],
@@ -196,10 +218,7 @@ class OfflineJudge:
                  f"asked-for value(s) not typed, answered or on the final screen: {missing[:4]}")
 
         support = told + screens
-        # Only what the agent typed or answered: a tool's arguments and code are its own workings.
-        said = [str(s.action.get("answer") or s.action.get("text") or "") for s in steps
-                if s.action and s.action["type"] in ("type", "answer")]
-        unsupported = [n for n in _numbers(" ".join(said)) if not _number_in(n, support.numbers)]
+        unsupported = [n for n in _numbers(" ".join(_said(view))) if not _number_in(n, support.numbers)]
         if unsupported:
             steps_with = [s.index for s in steps if s.action and any(n in str(s.action.get("text") or "")
                                                                      or n in str(s.action.get("answer") or "")
