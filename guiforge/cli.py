@@ -292,7 +292,7 @@ def _print_curation(lake, run_id: str | None) -> None:
                             args).fetchall()
     finally:
         con.close()
-    if any(row[5] for row in funnel):  # trajectories
+    if any(row[4] for row in funnel):  # trajectories
         fu = Table(title="funnel by domain")
         for col in ("domain", "candidates", "gated", "rolled out", "trajectories", "env failures", "verifier passed",
                     "judge passed", "accepted (SFT)", "RL pool", "RL quota"):

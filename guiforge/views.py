@@ -29,7 +29,7 @@ accepted AS (
     SELECT run_id, domain, count(*) AS n FROM (
         SELECT run_id, domain, trajectory_id FROM judgments GROUP BY ALL HAVING bool_and(accepted))
     GROUP BY ALL),
-pool AS (SELECT run_id, domain, count(*) AS n, max(quota) AS quota FROM rl_tasks GROUP BY ALL),
+pool AS (SELECT run_id, domain, count(*) AS n, max(quota) AS pool_quota FROM rl_tasks GROUP BY ALL),
 keys AS (SELECT run_id, domain FROM cand UNION SELECT run_id, domain FROM gated
          UNION SELECT run_id, domain FROM rolled)
 SELECT k.run_id, k.domain,
@@ -37,7 +37,7 @@ SELECT k.run_id, k.domain,
        coalesce(rolled.tasks, 0) AS rolled_out_tasks, coalesce(rolled.trajectories, 0) AS trajectories,
        coalesce(rolled.env_failures, 0) AS env_failures, coalesce(rolled.verified, 0) AS verifier_passed,
        coalesce(judged.judge_passed, 0) AS judge_passed, coalesce(accepted.n, 0) AS accepted,
-       coalesce(pool.n, 0) AS rl_pool, pool.quota AS rl_quota
+       coalesce(pool.n, 0) AS rl_pool, pool.pool_quota AS rl_quota
 FROM keys k
 LEFT JOIN cand USING (run_id, domain) LEFT JOIN gated USING (run_id, domain)
 LEFT JOIN rolled USING (run_id, domain) LEFT JOIN judged USING (run_id, domain)
@@ -63,14 +63,13 @@ counts AS (
     FROM j
     GROUP BY GROUPING SETS ((run_id, judge), (run_id, judge, domain), (run_id, judge, domain, skill_id)))
 SELECT run_id, judge, level, domain, skill_id, n, tp, fp, tn, fn,
-       round(tp / nullif(tp + fp, 0), 4) AS precision,
-       round(tp / nullif(tp + fn, 0), 4) AS recall,
-       round((tp + tn) / nullif(n, 0), 4) AS accuracy,
-       round(((tp + tn) / n - ((tp + fp) * (tp + fn) + (tn + fn) * (tn + fp)) / (n * n))
-             / nullif(1 - ((tp + fp) * (tp + fn) + (tn + fn) * (tn + fp)) / (n * n), 0), 4) AS kappa,
+       round(tp / nullif(tp + fp, 0)::DOUBLE, 4) AS precision,
+       round(tp / nullif(tp + fn, 0)::DOUBLE, 4) AS recall,
+       round((tp + tn) / nullif(n, 0)::DOUBLE, 4) AS accuracy,
+       -- Cohen's kappa: observed agreement against the agreement the two marginals give by chance
+       round((((tp + tn) / n::DOUBLE) - chance) / nullif(1 - chance, 0), 4) AS kappa,
        coalesce(disagreeing, []) AS disagreeing
-FROM (SELECT * REPLACE (n::DOUBLE AS n, tp::DOUBLE AS tp, fp::DOUBLE AS fp, tn::DOUBLE AS tn,
-                        fn::DOUBLE AS fn) FROM counts)
+FROM (SELECT *, ((tp + fp) * (tp + fn) + (tn + fn) * (tn + fp)) / (n * n)::DOUBLE AS chance FROM counts)
 ORDER BY run_id, judge, level = 'skill', level = 'domain', domain, skill_id
 """
 

@@ -216,3 +216,23 @@ def test_malformed_judge_replies_are_retried_then_a_parse_failure_then_the_fallb
     rescued = [j for j in rows(lake, "judgments") if j["judge"] == "judge_rescued"]
     assert all(j["judge_model"] == "offline:ocr-judge" and j["success"] is not None for j in rescued)
     assert all(any(f.startswith("fallback_after:openai:bad-vlm") for f in j["flags"]) for j in rescued)
+
+
+def test_every_model_role_of_a_stage_enters_its_shard_fingerprint(tmp_path, key):
+    from guiforge.orchestration.context import RunContext
+    from guiforge.orchestration.engine import shard_fingerprint
+    from guiforge.stages.base import ShardPlan
+
+    def fingerprints(fallback_model: str) -> dict[str, str]:
+        models = {"fallback_judge": {"provider": "openai", "model": fallback_model, "base_url": "http://127.0.0.1:9",
+                                     "api_key_env": "LOCAL_KEY"}}
+        cfg = config({"judge": {"fallback_role": "fallback_judge"}}, models)
+        pipeline = build_pipeline(cfg, "x.yaml", lake=str(tmp_path / "lake"), run_id=RUN)
+        ctx = RunContext(pipeline, Lake(tmp_path / "lake"))
+        assert pipeline.stage("judge").model_roles() == ["judge", "fallback_judge"]
+        assert "fallback_judge" in pipeline.model_roles()
+        return {s.name: shard_fingerprint(ctx, s, ShardPlan(key="k")) for s in pipeline.stages}
+
+    a, b = fingerprints("vlm-a"), fingerprints("vlm-b")
+    assert a["judge"] != b["judge"]  # the fallback judge's identity changes the judge's shards
+    assert all(a[name] == b[name] for name in a if name != "judge")  # and nothing else's

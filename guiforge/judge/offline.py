@@ -25,7 +25,13 @@ _FINAL = ("terminate", "answer")
 _POINTER = ("click", "double_click", "right_click", "tap", "long_press")
 _QUOTED = re.compile(r"[\"“”«»]([^\"“”«»]{2,120})[\"“”«»]|(?:^|\s)['‘]([^'’\n]{2,120})['’](?=[\s,.;:!?)]|$)")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_NUMBER = re.compile(r"(?<![\w.])\d[\d,.:/-]*\d(?![\w])|(?<![\w.,])\d(?![\w.,:/-])")
+_NUMBER = re.compile(r"(?<![\d.,])\d(?:[\d,.:/-]*\d)?(?!\d)")
+
+
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+# A date names which item to act on; how a screen writes it varies too much to require it.
+_DATE = re.compile(rf"(?i)\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:,?\s+\d{{4}})?|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?"
+                   rf"(?:,?\s+\d{{4}})?|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:19|20)\d{{2}}\b")
 
 
 def normalize(text: str) -> str:
@@ -36,9 +42,8 @@ def normalize(text: str) -> str:
 
 
 def digits(text: str) -> str:
-    """The number a string writes, as bare digits: '1,234.50' -> '123450', '1234.5' -> '12345'."""
-    d = re.sub(r"\D", "", text)
-    return d.rstrip("0") if re.search(r"[.,]\d*0$", text) else d
+    """The digits a number is written with: '1,234.50' -> '123450'."""
+    return re.sub(r"\D", "", text)
 
 
 def expected_values(instruction: str) -> list[str]:
@@ -48,19 +53,62 @@ def expected_values(instruction: str) -> list[str]:
     for m in _QUOTED.finditer(instruction):
         values.append((m.group(1) or m.group(2)).strip())
     values.extend(_EMAIL.findall(instruction))
-    for m in _NUMBER.finditer(instruction):
+    for m in _NUMBER.finditer(_DATE.sub(" ", instruction)):
         if not any(m.group(0) in v for v in values):
             values.append(m.group(0))
     return list(dict.fromkeys(v for v in values if normalize(v)))
 
 
 @dataclass
-class Evidence:
-    produced: str  # what the agent typed, answered, passed to tools or ran (normalized)
-    produced_raw: list[str]
-    screens: str  # OCR of every key frame (normalized)
-    final_screen: str  # OCR of the last key frame (normalized)
-    told: str  # instruction and the environment's feedback (normalized)
+class Text:
+    """A body of evidence: normalized words for names and phrases, number forms for values."""
+
+    words: str
+    tokens: set[str]
+    numbers: set[str]
+
+    @classmethod
+    def of(cls, *raw: str) -> Text:
+        joined = " ".join(raw)
+        words = normalize(joined)
+        return cls(words, set(words.split()), number_forms(joined))
+
+    def __add__(self, other: Text) -> Text:
+        return Text(f"{self.words} {other.words}", self.tokens | other.tokens, self.numbers | other.numbers)
+
+    def has(self, value: str) -> bool:
+        """The value is here: a number in any notation, a phrase word for word, or (OCR
+        drops and misreads characters) four in five of its words."""
+        if _NUMBER.fullmatch(value.strip()):
+            return _number_in(value, self.numbers)
+        v = normalize(value)
+        if not v or f" {v} " in f" {self.words} ":
+            return True
+        words = v.split()
+        return len(words) >= 3 and sum(w in self.tokens for w in words) >= 0.8 * len(words)
+
+
+def _stem(token: str) -> str:
+    d = digits(token)
+    return d.rstrip("0") if re.search(r"[.,]\d*0$", token) else d
+
+
+def number_forms(raw: str) -> set[str]:
+    """Every way a number in ``raw`` may be matched: its digits, without trailing cents'
+    zeros, and each part of a date or time (2024-09-12 -> 2024, 9, 12)."""
+    forms: set[str] = set()
+    for m in _NUMBER.finditer(raw):
+        token = m.group(0)
+        forms.update({digits(token), _stem(token)})
+        for part in re.split(r"[-/:]", token):
+            if digits(part):
+                forms.add(digits(part).lstrip("0") or "0")
+    return forms
+
+
+def _number_in(value: str, forms: set[str]) -> bool:
+    d = digits(value)
+    return bool(d) and (d in forms or _stem(value) in forms or (d.lstrip("0") or "0") in forms)
 
 
 def _produced(view: JudgeView) -> list[str]:
@@ -73,18 +121,15 @@ def _produced(view: JudgeView) -> list[str]:
     return out
 
 
-def _contains(haystack: str, value: str) -> bool:
-    v = normalize(value)
-    if not v:
-        return True
-    if f" {v} " in f" {haystack} ":
-        return True
-    d = digits(value)
-    return bool(d) and len(d) >= 2 and re.search(rf"(?<!\d){d}(?!\d)", re.sub(r"[ ,.]", "", haystack)) is not None
+def _said(view: JudgeView) -> list[str]:
+    """What the agent typed or answered: a tool's arguments and code are its own workings."""
+    return [str(s.action.get("answer") or s.action.get("text") or "") for s in view.steps
+            if s.action and s.action["type"] in ("type", "answer")]
 
 
 def _numbers(text: str) -> list[str]:
-    return [m.group(0) for m in _NUMBER.finditer(text) if len(digits(m.group(0))) >= 2]
+    """Numbers worth checking: two digits or more (a lone digit is too common to mean anything)."""
+    return list(dict.fromkeys(m.group(0) for m in _NUMBER.finditer(text) if len(digits(m.group(0))) >= 2))
 
 
 class OfflineJudge:
@@ -95,16 +140,32 @@ class OfflineJudge:
     def __init__(self, threshold: float = 0.6):
         self.threshold = threshold
 
+    def frames_needed(self, view: JudgeView) -> list[str]:
+        """The key frames whose text could change the verdict, so only those are OCR'd: the
+        final frame when an asked-for value was not typed or answered, every key frame when
+        a phrase is still missing or a typed number is backed by nothing the agent was told."""
+        frames = [sha for _, sha in view.key_frames]
+        if view.env_failure or not frames:
+            return []
+        made = Text.of(*_produced(view))
+        told = Text.of(view.instruction, *(s.feedback for s in view.steps))
+        missing = [v for v in expected_values(view.instruction) if not made.has(v)]
+        unsupported = [n for n in _numbers(" ".join(_said(view))) if not _number_in(n, told.numbers)]
+        if unsupported or any(not _NUMBER.fullmatch(v) for v in missing):
+            return frames
+        return frames[-1:] if missing else []
+
     def judge(self, view: JudgeView, screen_text: dict[str, str]) -> Verdict:
+        """``screen_text`` holds the OCR of (at least) :meth:`frames_needed`."""
         frames = [sha for _, sha in view.key_frames]
         if view.env_failure:
             return Verdict(False, 0.0, "the environment failed; no outcome to judge", NAME, flags=["env_failure"],
                            evidence_images=frames)
         produced = _produced(view)
-        ev = Evidence(normalize(" ".join(produced)), produced,
-                      normalize(" ".join(screen_text.get(sha, "") for sha in frames)),
-                      normalize(screen_text.get(frames[-1], "")) if frames else "",
-                      normalize(" ".join([view.instruction, *(s.feedback for s in view.steps)])))
+        made = Text.of(*produced)
+        final = Text.of(screen_text.get(frames[-1], "")) if frames else Text.of()
+        screens = Text.of(*(screen_text.get(sha, "") for sha in frames))
+        told = Text.of(view.instruction, *(s.feedback for s in view.steps))
         flags, notes, evidence_steps = [], [], set()
         score = 1.0
 
@@ -126,13 +187,17 @@ class OfflineJudge:
                 flag("step_budget", 1.0, f"the step budget ({view.max_steps}) ran out", [last.index])
             else:
                 flag("no_final_state", 1.0, "the trajectory stops without finishing", [last.index])
-        if not frames and view.domain != "tools":
+        if any(s.image_sha256 for s in steps) and not steps[-1].image_sha256:
             flag("no_final_state", 0.5, "no screenshot of the final state")
+
+        if last is not None and last.action is not None and not _finished(view):
+            flag("unfinished", 0.5, "no action that commits the change (send, save, submit, confirm...) "
+                 "and no answer before the end", [last.index])
 
         errors = [s for s in steps if s.error]
         if errors:
             tail = [s for s in errors if s.index >= len(steps) - 2]
-            flag("feedback_error", 0.5 if tail else 0.2,
+            flag("feedback_error", 0.5 if tail else 0.1,
                  f"{len(errors)} action(s) answered with an error, e.g. {errors[-1].error[:80]!r}",
                  [s.index for s in errors])
 
@@ -145,14 +210,15 @@ class OfflineJudge:
             flag("no_effect", 0.25 * len(missed), f"pointer action(s) at steps {missed} changed nothing and "
                  "were not retried", missed)
 
-        haystack = f"{ev.produced} {ev.final_screen}"
-        missing = [v for v in expected_values(view.instruction) if not _contains(haystack, v)]
+        # Names and phrases may be anywhere the agent looked; values must be typed or end on screen.
+        missing = [v for v in expected_values(view.instruction)
+                   if not ((made + final).has(v) or (not _NUMBER.fullmatch(v) and screens.has(v)))]
         if missing:
             flag("value_missing", 0.45 * min(len(missing), 2),
                  f"asked-for value(s) not typed, answered or on the final screen: {missing[:4]}")
 
-        support = f"{ev.told} {ev.screens}"
-        unsupported = [n for n in _numbers(" ".join(produced)) if not _contains(support, n)]
+        support = told + screens
+        unsupported = [n for n in _numbers(" ".join(_said(view))) if not _number_in(n, support.numbers)]
         if unsupported:
             steps_with = [s.index for s in steps if s.action and any(n in str(s.action.get("text") or "")
                                                                      or n in str(s.action.get("answer") or "")
@@ -196,10 +262,39 @@ def _missed_pointer(view: JudgeView) -> list[int]:
     steps = view.steps
     for s, nxt in zip(steps, steps[1:], strict=False):
         a = s.action
-        if not a or a["type"] not in _POINTER or not s.image_sha256 or s.image_sha256 != nxt.image_sha256:
-            continue
+        if (not a or a["type"] not in _POINTER or s.target or not s.image_sha256
+                or s.image_sha256 != nxt.image_sha256):
+            continue  # a hit on an element (a focused field looks unchanged) is not a miss
         b = nxt.action or {}
         retried = b.get("type") == a["type"] and abs((b.get("x") or 0) - a["x"]) + abs((b.get("y") or 0) - a["y"]) < 200
         if not retried:
             missed.append(s.index)
     return missed
+
+
+# Words on a control or in feedback that mean a change was committed, not only prepared.
+_COMMIT = re.compile(r"\b(send|sent|save|saved|submit\w*|confirm\w*|pay|paid|book\w*|order\w*|place|placed|add|added|"
+                     r"create\w*|archive\w*|update\w*|invite\w*|move\w*|moved|star\w*|transfer\w*|"
+                     r"schedul\w*|apply|applied|ok|delete\w*|remove\w*|wrote|written|exit code 0|export\w*)\b")
+_STOP = frozenset(("the", "and", "for", "with", "from", "that", "this", "into", "your", "their", "them", "they",
+                   "have", "what", "which", "when", "where", "please", "about", "after", "before", "then", "also",
+                   "just", "file", "make", "sure", "keep"))
+
+
+def _finished(view: JudgeView) -> bool:
+    """An answer was given, or one of the last actions committed something: a control or
+    feedback that says so, a save shortcut, a command or tool call, or (the last action) a
+    control named with one of the instruction's own words ("Archive", "Pin note")."""
+    acts = [s for s in view.steps if s.action is not None and s.action["type"] not in ("terminate", "wait")]
+    if any(s.action["type"] == "answer" for s in acts):
+        return True
+    asked = {w for w in normalize(view.instruction).split() if len(w) >= 3 and w not in _STOP}
+    for i, s in enumerate(reversed(acts[-3:])):
+        a = s.action
+        keys = [k.lower() for k in a.get("keys") or []]
+        said = normalize(" ".join(str(x) for x in (s.target, s.feedback) if x))
+        if _COMMIT.search(said) or a["type"] in ("bash", "call_tool") or ("ctrl" in keys and "s" in keys):
+            return True
+        if i == 0 and s.target and asked & set(normalize(s.target).split()):
+            return True
+    return False

@@ -111,9 +111,9 @@ class JudgeStage(Stage):
             from guiforge.judge.offline import OfflineJudge
 
             ocr = ctx.resource(f"ocr:{self.config.ocr_workers}", lambda: ScreenReader(ctx.lake, self.config.ocr_workers))
-            wanted = {sha for v in views if not v.env_failure for _, sha in v.key_frames}
-            text = ocr.read_many((sha, images[sha]) for sha in sorted(wanted))
             judge = OfflineJudge(self.config.threshold)
+            wanted = {sha for v in views for sha in judge.frames_needed(v)}
+            text = ocr.read_many((sha, images[sha]) for sha in sorted(wanted))
             return [judge.judge(v, text) for v in views]
 
         from guiforge.judge.model_judge import ajudge
