@@ -8,16 +8,18 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import duckdb
 import pytest
 from markupsafe import escape
 from playwright.sync_api import sync_playwright
 
+from guiforge.catalog import write_catalog
 from guiforge.config import build_pipeline
 from guiforge.envs.web.browser import CHROMIUM, CHROMIUM_ARGS
 from guiforge.lake import Lake
 from guiforge.lake.writer import ShardCommit, commit_shard
 from guiforge.orchestration.runner import run_pipeline
-from guiforge.paths import DATA_DIR
+from guiforge.paths import DATA_DIR, PROJECT_ROOT
 from guiforge.report import write_report
 from guiforge.report.queries import agreement_figures
 from guiforge.yamlfile import load_yaml
@@ -144,3 +146,26 @@ def test_kappa_matches_hand_computation():
     assert f["agreement"] == pytest.approx(0.7)
     assert f["kappa"] == pytest.approx((0.7 - expected) / (1 - expected))
     assert f["precision"] == pytest.approx(0.8) and f["recall"] == pytest.approx(8 / 12)
+
+
+def readme_questions() -> list[str]:
+    text = (PROJECT_ROOT / "README.md").read_text()
+    section = text.split("## Three questions, answered in SQL", 1)[1].split("\n## ", 1)[0]
+    return [block.split("```", 1)[0].strip() for block in section.split("```sql")[1:]]
+
+
+def test_readme_questions_run_on_the_catalog(full_lake):
+    lake, _ = full_lake
+    catalog = write_catalog(lake)
+    queries = readme_questions()
+    assert len(queries) == 3
+    con = duckdb.connect(str(catalog), read_only=True)
+    try:
+        answers = [con.execute(q).fetchall() for q in queries]
+    finally:
+        con.close()
+    by_skill, dropped, _near_half = answers
+    trajectories = lake.read_table("trajectories").num_rows
+    assert by_skill and sum(r[2] for r in by_skill) <= trajectories
+    # The judge's rejections committed by the fixture are the only exclusions.
+    assert dropped and {(r[0], r[1]) for r in dropped} == {("judge", "accept")}
