@@ -13,7 +13,7 @@ from PIL import Image
 
 from guiforge.report.views import rows
 
-THUMB_BOX = (300, 400)
+THUMB_BOX = (264, 400)  # three to a row beside the instruction
 
 
 @dataclass
