@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -169,3 +170,27 @@ def test_readme_questions_run_on_the_catalog(full_lake):
     assert by_skill and sum(r[2] for r in by_skill) <= trajectories
     # The judge's rejections committed by the fixture are the only exclusions.
     assert dropped and {(r[0], r[1]) for r in dropped} == {("judge", "accept")}
+
+
+def test_every_run_of_a_lake_counts_once_per_run(full_lake, tmp_path):
+    """Two runs holding the same ids (the same config under another run id) count twice,
+    never squared by a join across runs."""
+    from guiforge.report import queries
+    from guiforge.report.views import open_views
+
+    lake, run_id = full_lake
+    both = Lake(tmp_path / "both")
+    for i, table in enumerate(lake.tables()):
+        rows = lake.read_table(table, run_id).to_pylist()
+        for run in (run_id, "copy"):
+            commit_shard(both, ShardCommit(f"copy-{table}", run, f"fp{i}", table),
+                         {table: [{**r, "run_id": run} for r in rows]})
+    con, filled = open_views(lake, run_id)
+    single = {(r["step"], r["domain"]): r["tasks"] for r in queries.funnel(con, filled)}
+    con, filled = open_views(both)
+    double = {(r["step"], r["domain"]): r["tasks"] for r in queries.funnel(con, filled)}
+    assert double == {k: 2 * v for k, v in single.items()}
+    trajectories = sum(r["trajectories"] for r in queries.success_by_domain(con))
+    assert trajectories == 2 * lake.read_table("trajectories", run_id).num_rows
+    page = Path(write_report(both, tmp_path / "both.html")).read_text()
+    assert "all runs" in page and f"<td>trajectories</td><td>{trajectories}</td><td>2</td>" in page
