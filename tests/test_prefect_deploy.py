@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import sqlite3
 import subprocess
@@ -17,11 +18,15 @@ from pathlib import Path
 import httpx
 import pytest
 
+from guiforge.orchestration.server import migrated_template
 from guiforge.paths import PROJECT_ROOT
 
 pytestmark = pytest.mark.slow
 
 BIN = Path(sys.executable).parent
+# The migrated empty database guiforge copies for a new run's server (a HOME of the test's own
+# would migrate a fresh one, a minute or more here).
+CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
 
 
 def _free_port() -> int:
@@ -50,7 +55,7 @@ def test_temporary_server_keeps_its_database_with_the_run(tmp_path):
     lake, home = tmp_path / "lake", tmp_path / "home"
     home.mkdir()
     done = subprocess.run([sys.executable, "-m", "guiforge.cli", "run", str(config), "--lake", str(lake)],
-                          cwd=PROJECT_ROOT, env=_clean_env(HOME=str(home)), capture_output=True, text=True,
+                          cwd=PROJECT_ROOT, env=_clean_env(HOME=str(home), XDG_CACHE_HOME=str(CACHE)), capture_output=True, text=True,
                           timeout=400)
     assert done.returncode == 0, done.stdout + done.stderr
     (run_dir,) = (lake / "_prefect").iterdir()
@@ -71,6 +76,9 @@ def test_deploy_from_prefect_yaml_and_run_on_a_process_worker(tmp_path):
     port = _free_port()
     api = f"http://127.0.0.1:{port}/api"
     env = _clean_env(PREFECT_HOME=str(tmp_path / "prefect"), PREFECT_API_URL=api, HOME=str(tmp_path))
+    if migrated_template().exists():  # spare the fresh database its minute of migrations
+        (tmp_path / "prefect").mkdir()
+        shutil.copyfile(migrated_template(), tmp_path / "prefect" / "prefect.db")
     server = subprocess.Popen([str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     try:

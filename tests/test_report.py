@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
+import duckdb
 import pytest
 from markupsafe import escape
 from playwright.sync_api import sync_playwright
 
+from guiforge.catalog import write_catalog
 from guiforge.config import build_pipeline
 from guiforge.envs.web.browser import CHROMIUM, CHROMIUM_ARGS
 from guiforge.lake import Lake
 from guiforge.lake.writer import ShardCommit, commit_shard
 from guiforge.orchestration.runner import run_pipeline
-from guiforge.paths import DATA_DIR
+from guiforge.paths import DATA_DIR, PROJECT_ROOT
 from guiforge.report import write_report
 from guiforge.report.queries import agreement_figures
 from guiforge.yamlfile import load_yaml
@@ -144,3 +147,50 @@ def test_kappa_matches_hand_computation():
     assert f["agreement"] == pytest.approx(0.7)
     assert f["kappa"] == pytest.approx((0.7 - expected) / (1 - expected))
     assert f["precision"] == pytest.approx(0.8) and f["recall"] == pytest.approx(8 / 12)
+
+
+def readme_questions() -> list[str]:
+    text = (PROJECT_ROOT / "README.md").read_text()
+    section = text.split("## Three questions, answered in SQL", 1)[1].split("\n## ", 1)[0]
+    return [block.split("```", 1)[0].strip() for block in section.split("```sql")[1:]]
+
+
+def test_readme_questions_run_on_the_catalog(full_lake):
+    lake, _ = full_lake
+    catalog = write_catalog(lake)
+    queries = readme_questions()
+    assert len(queries) == 3
+    con = duckdb.connect(str(catalog), read_only=True)
+    try:
+        answers = [con.execute(q).fetchall() for q in queries]
+    finally:
+        con.close()
+    by_skill, dropped, _near_half = answers
+    trajectories = lake.read_table("trajectories").num_rows
+    assert by_skill and sum(r[2] for r in by_skill) <= trajectories
+    # The judge's rejections committed by the fixture are the only exclusions.
+    assert dropped and {(r[0], r[1]) for r in dropped} == {("judge", "accept")}
+
+
+def test_every_run_of_a_lake_counts_once_per_run(full_lake, tmp_path):
+    """Two runs holding the same ids (the same config under another run id) count twice,
+    never squared by a join across runs."""
+    from guiforge.report import queries
+    from guiforge.report.views import open_views
+
+    lake, run_id = full_lake
+    both = Lake(tmp_path / "both")
+    for i, table in enumerate(lake.tables()):
+        rows = lake.read_table(table, run_id).to_pylist()
+        for run in (run_id, "copy"):
+            commit_shard(both, ShardCommit(f"copy-{table}", run, f"fp{i}", table),
+                         {table: [{**r, "run_id": run} for r in rows]})
+    con, filled = open_views(lake, run_id)
+    single = {(r["step"], r["domain"]): r["tasks"] for r in queries.funnel(con, filled)}
+    con, filled = open_views(both)
+    double = {(r["step"], r["domain"]): r["tasks"] for r in queries.funnel(con, filled)}
+    assert double == {k: 2 * v for k, v in single.items()}
+    trajectories = sum(r["trajectories"] for r in queries.success_by_domain(con))
+    assert trajectories == 2 * lake.read_table("trajectories", run_id).num_rows
+    page = Path(write_report(both, tmp_path / "both.html")).read_text()
+    assert "all runs" in page and f"<td>trajectories</td><td>{trajectories}</td><td>2</td>" in page

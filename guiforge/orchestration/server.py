@@ -11,8 +11,10 @@ import contextlib
 import ctypes
 import importlib.util
 import os
+import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -50,6 +52,37 @@ def run_home(lake: Lake, run_id: str) -> Path:
     return state / "guiforge" / "prefect" / f"{fingerprint(lake.uri)[:12]}" / f"run={run_id}"
 
 
+def migrated_template() -> Path:
+    """An empty Prefect database, already migrated, that new runs' databases start from."""
+    import prefect
+
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "guiforge" / f"prefect-{prefect.__version__}-empty.db"
+
+
+def _copy_template(database: Path) -> bool:
+    """Start a run's database from an empty, already migrated one: a fresh database's
+    migrations take a minute or more on a busy machine. False if no template exists yet
+    (then this start makes it)."""
+    template = migrated_template()
+    if not template.exists():
+        return False
+    shutil.copyfile(template, database)
+    return True
+
+
+def _save_template(database: Path) -> None:
+    """Keep a copy of a just-migrated database, taken before any flow ran, for later runs."""
+    template = migrated_template()
+    if template.exists():
+        return
+    template.parent.mkdir(parents=True, exist_ok=True)
+    tmp = template.with_name(f"{template.name}.tmp-{os.getpid()}")
+    with contextlib.closing(sqlite3.connect(database)) as src, contextlib.closing(sqlite3.connect(tmp)) as dst:
+        src.backup(dst)  # consistent while the server has it open
+    os.replace(tmp, template)
+
+
 @contextlib.contextmanager
 def temporary_server(timeout_s: float | None = None, home: Path | None = None) -> Iterator[str | None]:
     """Yield the API URL to use; start a server only if none is configured. ``home`` holds
@@ -64,10 +97,14 @@ def temporary_server(timeout_s: float | None = None, home: Path | None = None) -
     port = _free_port()
     env = {**os.environ, "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
     user_db = {"PREFECT_SERVER_DATABASE_CONNECTION_URL", "PREFECT_API_DATABASE_CONNECTION_URL"} & set(os.environ)
+    database, make_template = None, False
     if home is not None and not user_db:  # a database the user configured wins
         home.mkdir(parents=True, exist_ok=True)
+        database = home / "prefect.db"
+        if not database.exists():
+            make_template = not _copy_template(database)
         env["PREFECT_HOME"] = str(home)
-        env["PREFECT_SERVER_DATABASE_CONNECTION_URL"] = f"sqlite+aiosqlite:///{home / 'prefect.db'}"
+        env["PREFECT_SERVER_DATABASE_CONNECTION_URL"] = f"sqlite+aiosqlite:///{database}"
     proc = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "--app-dir", str(Path(spec.origin).parent.parent),
          "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1",
@@ -91,6 +128,8 @@ def temporary_server(timeout_s: float | None = None, home: Path | None = None) -
                     raise GuiforgeError(f"the temporary Prefect server did not start within {timeout_s:.0f}s; "
                                         "set PREFECT_API_URL to use a running server")
                 time.sleep(0.1)
+        if make_template:
+            _save_template(database)
         os.environ["PREFECT_API_URL"] = url
         yield url
     finally:

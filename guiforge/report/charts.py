@@ -95,14 +95,14 @@ def judge_agreement(data: list[dict]) -> go.Figure:
 
 def success_rate_histogram(all_tasks: list[dict], pool: list[dict]) -> go.Figure:
     fig = go.Figure()
-    bins = {"start": 0, "end": 1.0001, "size": 0.125}
+    bins = {"start": -0.05, "end": 1.05, "size": 0.1}  # bins centred on 0, 0.1, ... 1 (k up to 10)
     fig.add_trace(go.Histogram(x=[r["success_rate"] for r in all_tasks], name="rolled-out tasks", xbins=bins,
                                marker={"color": "#BAB0AC"}, opacity=0.8))
     if pool:
         fig.add_trace(go.Histogram(x=[r["success_rate"] for r in pool], name="RL pool", xbins=bins,
                                    marker={"color": "#4C78A8"}, opacity=0.9))
-    fig.update_layout(barmode="overlay")
-    fig.update_xaxes(title="per-task success rate over valid samples", range=[0, 1])
+    fig.update_layout(barmode="group")
+    fig.update_xaxes(title="per-task success rate over valid samples", range=[-0.05, 1.05], dtick=0.1)
     fig.update_yaxes(title="tasks")
     return _layout(fig, "Per-task success rates" + (" and the RL pool" if pool else ""), height=340)
 
@@ -117,8 +117,8 @@ def rounds(data: list[dict]) -> go.Figure:
                                  y=[r["success_rate"] for r in part], yaxis="y2", mode="lines+markers",
                                  line={"color": DOMAIN_COLORS.get(domain), "dash": "dot"}))
     fig.update_layout(barmode="group", yaxis={"title": "tasks"},
-                      yaxis2={"title": "success rate", "overlaying": "y", "side": "right", "range": [0, 1],
-                              "tickformat": ".0%"})
+                      yaxis2={"title": "success rate", "overlaying": "y", "side": "right", "range": [0, 1.05],
+                              "tickformat": ".0%", "dtick": 0.25, "showgrid": False})
     return _layout(fig, "Rounds: tasks and success by domain", height=360)
 
 

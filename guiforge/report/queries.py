@@ -9,14 +9,14 @@ import duckdb
 from guiforge.report.views import rows
 
 FUNNEL_STAGES = (
-    ("candidates", "task_candidates", "SELECT domain, count(DISTINCT task_id) AS n FROM task_candidates GROUP BY 1"),
-    ("gated", "tasks", "SELECT domain, count(DISTINCT task_id) AS n FROM tasks GROUP BY 1"),
+    ("candidates", "task_candidates", "SELECT domain, count(DISTINCT run_id || '/' || task_id) AS n FROM task_candidates GROUP BY 1"),
+    ("gated", "tasks", "SELECT domain, count(DISTINCT run_id || '/' || task_id) AS n FROM tasks GROUP BY 1"),
     ("rolled out", "trajectories",
-     "SELECT t.domain, count(DISTINCT r.task_id) AS n FROM trajectories r JOIN tasks t USING (task_id) GROUP BY 1"),
+     "SELECT t.domain, count(DISTINCT r.run_id || '/' || r.task_id) AS n FROM trajectories r JOIN tasks t USING (run_id, task_id) GROUP BY 1"),
     ("accepted", "judgments",
-     "SELECT coalesce(j.domain, t.domain) AS domain, count(DISTINCT j.task_id) AS n "
-     "FROM judgments j LEFT JOIN tasks t USING (task_id) WHERE j.accepted GROUP BY 1"),
-    ("RL pool", "rl_tasks", "SELECT domain, count(DISTINCT task_id) AS n FROM rl_tasks GROUP BY 1"),
+     "SELECT coalesce(j.domain, t.domain) AS domain, count(DISTINCT j.run_id || '/' || j.task_id) AS n "
+     "FROM judgments j LEFT JOIN tasks t USING (run_id, task_id) WHERE j.accepted GROUP BY 1"),
+    ("RL pool", "rl_tasks", "SELECT domain, count(DISTINCT run_id || '/' || task_id) AS n FROM rl_tasks GROUP BY 1"),
 )
 
 
@@ -45,14 +45,14 @@ def success_by_domain(con: duckdb.DuckDBPyConnection) -> list[dict]:
     return rows(con, """
         SELECT t.domain, count(*) AS trajectories, sum(r.env_failure::INT) AS env_failures,
                avg(r.success::INT) FILTER (WHERE NOT coalesce(r.env_failure, false)) AS success_rate
-        FROM trajectories r JOIN tasks t USING (task_id) GROUP BY 1 ORDER BY 1""")
+        FROM trajectories r JOIN tasks t USING (run_id, task_id) GROUP BY 1 ORDER BY 1""")
 
 
 def success_by_skill(con: duckdb.DuckDBPyConnection) -> list[dict]:
     return rows(con, """
         SELECT t.skill_id, any_value(t.domain) AS domain, count(*) AS trajectories,
                avg(r.success::INT) FILTER (WHERE NOT coalesce(r.env_failure, false)) AS success_rate
-        FROM trajectories r JOIN tasks t USING (task_id) GROUP BY 1 ORDER BY success_rate, 1""")
+        FROM trajectories r JOIN tasks t USING (run_id, task_id) GROUP BY 1 ORDER BY success_rate, 1""")
 
 
 def steps_per_trajectory(con: duckdb.DuckDBPyConnection) -> list[dict]:
@@ -116,9 +116,9 @@ def task_success_rates(con: duckdb.DuckDBPyConnection) -> list[dict]:
     """Every rolled-out task's success rate over its valid samples: the population the RL
     pool is chosen from."""
     return rows(con, """
-        SELECT r.task_id, t.domain, avg(r.success::INT) AS success_rate, count(*) AS n_valid
-        FROM trajectories r JOIN tasks t USING (task_id)
-        WHERE NOT coalesce(r.env_failure, false) GROUP BY 1, 2""")
+        SELECT r.run_id, r.task_id, t.domain, avg(r.success::INT) AS success_rate, count(*) AS n_valid
+        FROM trajectories r JOIN tasks t USING (run_id, task_id)
+        WHERE NOT coalesce(r.env_failure, false) GROUP BY 1, 2, 3""")
 
 
 def rl_pool(con: duckdb.DuckDBPyConnection) -> list[dict]:
@@ -131,9 +131,9 @@ def rounds(con: duckdb.DuckDBPyConnection) -> list[dict]:
     if not con.execute("SELECT count(*) FROM tasks WHERE coalesce(round, 0) > 0").fetchone()[0]:
         return []
     return rows(con, """
-        SELECT coalesce(t.round, 0) AS round, t.domain, count(DISTINCT t.task_id) AS tasks,
+        SELECT coalesce(t.round, 0) AS round, t.domain, count(DISTINCT t.run_id || '/' || t.task_id) AS tasks,
                avg(r.success::INT) FILTER (WHERE NOT coalesce(r.env_failure, false)) AS success_rate
-        FROM tasks t LEFT JOIN trajectories r USING (task_id) GROUP BY 1, 2 ORDER BY 1, 2""")
+        FROM tasks t LEFT JOIN trajectories r USING (run_id, task_id) GROUP BY 1, 2 ORDER BY 1, 2""")
 
 
 def relabel_summary(con: duckdb.DuckDBPyConnection) -> list[dict]:

@@ -13,7 +13,7 @@ from PIL import Image
 
 from guiforge.report.views import rows
 
-THUMB_BOX = (300, 400)
+THUMB_BOX = (264, 400)  # three to a row beside the instruction
 
 
 @dataclass
@@ -27,6 +27,7 @@ class Frame:
 
 @dataclass
 class Sample:
+    run_id: str
     trajectory_id: str
     task_id: str
     domain: str
@@ -43,12 +44,12 @@ def _verdict_sql(filled: set[str]) -> str:
     """Accepted as the judge stage decided when it ran, else by the verifier's outcome."""
     if "judgments" in filled:
         return """
-            SELECT trajectory_id, bool_or(accepted) AS accepted,
+            SELECT run_id, trajectory_id, bool_or(accepted) AS accepted,
                    string_agg(DISTINCT coalesce(accept_reason, judge || ': ' || coalesce(rationale, '')), '; ')
                        AS verdict
-            FROM judgments GROUP BY 1"""
+            FROM judgments GROUP BY 1, 2"""
     return """
-        SELECT trajectory_id, success AS accepted,
+        SELECT run_id, trajectory_id, success AS accepted,
                'verifier: ' || CASE WHEN success THEN 'success' ELSE 'failure' END
                    || ' (score ' || round(score, 2) || '); no judge stage yet' AS verdict
         FROM trajectories WHERE NOT coalesce(env_failure, false)"""
@@ -63,11 +64,12 @@ def pick_samples(con: duckdb.DuckDBPyConnection, filled: set[str], per_side: int
     picked = rows(con, f"""
         WITH verdicts AS ({_verdict_sql(filled)}),
         ranked AS (
-            SELECT r.trajectory_id, r.task_id, t.domain, t.skill_id, t.instruction, v.accepted,
+            SELECT r.run_id, r.trajectory_id, r.task_id, t.domain, t.skill_id, t.instruction, v.accepted,
                    v.verdict, r.n_steps, r.score,
                    row_number() OVER (PARTITION BY v.accepted, t.domain ORDER BY hash(r.trajectory_id)) AS k,
-                   r.trajectory_id IN (SELECT trajectory_id FROM steps WHERE image_sha256 IS NOT NULL) AS shown
-            FROM trajectories r JOIN tasks t USING (task_id) JOIN verdicts v USING (trajectory_id)
+                   (r.run_id, r.trajectory_id) IN (SELECT (run_id, trajectory_id) FROM steps
+                                                   WHERE image_sha256 IS NOT NULL) AS shown
+            FROM trajectories r JOIN tasks t USING (run_id, task_id) JOIN verdicts v USING (run_id, trajectory_id)
             WHERE v.accepted IS NOT NULL AND r.n_steps > 0)
         SELECT * FROM ranked
         -- trajectories with screenshots first (tool-only ones have none), one domain after another
@@ -75,15 +77,15 @@ def pick_samples(con: duckdb.DuckDBPyConnection, filled: set[str], per_side: int
         ORDER BY accepted DESC, domain""")
     samples = [Sample(**{k: v for k, v in r.items() if k not in ("k", "shown")}) for r in picked]
     for s in samples:
-        s.frames = _frames(con, s.trajectory_id, frames_per_sample)
+        s.frames = _frames(con, s.run_id, s.trajectory_id, frames_per_sample)
     return samples
 
 
-def _frames(con: duckdb.DuckDBPyConnection, trajectory_id: str, count: int) -> list[Frame]:
+def _frames(con: duckdb.DuckDBPyConnection, run_id: str, trajectory_id: str, count: int) -> list[Frame]:
     steps = rows(con, """
         SELECT s.step_index, s.image_sha256, s.action.type AS action_type, s.action.text AS text
-        FROM steps s WHERE s.trajectory_id = ? AND s.image_sha256 IS NOT NULL ORDER BY s.step_index""",
-                 [trajectory_id])
+        FROM steps s WHERE s.run_id = ? AND s.trajectory_id = ? AND s.image_sha256 IS NOT NULL
+        ORDER BY s.step_index""", [run_id, trajectory_id])
     if not steps:
         return []
     # First, middle and last screenshots (or every one of a short trajectory).
