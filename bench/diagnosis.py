@@ -9,7 +9,8 @@ the scripted teacher with a quiet noise everywhere plus three planted weaknesses
 step 10; ``--small-targets R`` adds misclicks on targets under 24 px, which the shipped apps
 have too few of for a quick run to measure) -> relabel (verifier-accepted samples) -> diagnose -> one resynthesis
 round (gates, rollouts, relabel, diagnose again). Then it scores round 0's knowledge-level
-standouts against the planted keys:
+standouts against the planted keys (tasks no sample solved are reported apart, as
+``never_solved``, and are not standouts):
 
 - recall: planted weaknesses the diagnoser reported / planted (goal >= 0.8);
 - precision: reported standouts that are planted / reported (goal >= 0.8);
@@ -55,9 +56,9 @@ def pipeline(args) -> dict:
             "rollouts": {"samples": args.samples, "tasks": args.tasks, "tasks_per_shard": 2, "concurrency": 2,
                          "phone_screenshots": "css",
                          "noise": NOISE,
-                         "weaknesses": {"weak_app": args.weak_app, "weak_app_misclick": 0.3,
-                                        "weak_action": "type", "weak_action_rate": 0.35,
-                                        "long_task_early_stop": 0.12,
+                         "weaknesses": {"weak_app": args.weak_app, "weak_app_misclick": 0.15,
+                                        "weak_action": "type", "weak_action_rate": 0.3,
+                                        "long_task_early_stop": 0.08,
                                         "small_target_misclick": args.small_targets}},
             "relabel": {"accepted_from": "verifier"},
             "diagnose": {},
@@ -112,7 +113,9 @@ def main() -> None:
 
     lake = Lake(lake_dir)
     diagnoses = lake.read_table("diagnoses").to_pylist()
-    reported = [d for d in diagnoses if d["level"] == "knowledge" and d["failure_mode"] != "rates" and d["round"] == 0]
+    reported = [d for d in diagnoses if d["level"] == "knowledge" and d["round"] == 0
+                and d["failure_mode"] not in ("rates", "never_solved")]
+    never = [d for d in diagnoses if d["failure_mode"] == "never_solved" and d["round"] == 0]
     keys = {d["failure_mode"] for d in reported}
     found = planted & keys
     recall = len(found) / len(planted)
@@ -154,6 +157,7 @@ def main() -> None:
         "recall": round(recall, 3), "precision": round(precision, 3),
         "round0_tasks": sum(1 for t in tasks if t["round"] == 0 and t["task_id"] in by_task),
         "round0_trajectories": sum(len(by_task.get(t["task_id"], [])) for t in tasks if t["round"] == 0),
+        "round0_never_solved_tasks": len(json.loads(never[0]["evidence_json"])["tasks"]) if never else 0,
         "round1_tasks": len(round1),
         "round1_targeting_share_exercised": round(hits_exercise / len(round1), 3) if round1 else None,
         "round1_targeting_share_by_diagnosis": round(hits_diagnosis / len(round1), 3) if round1 else None,
