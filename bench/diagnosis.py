@@ -1,7 +1,7 @@
 """Does the diagnoser find the weaknesses planted in the teacher, and only those?
 
-    python bench/diagnosis.py [--personas 8] [--tasks 24] [--samples 4] [--seed 5]
-                              [--weak-app contacts] [--lake DIR]
+    python bench/diagnosis.py [--personas 8] [--tasks 28] [--samples 6] [--seed 5]
+                              [--weak-app bank] [--small-targets 0] [--lake DIR]
 
 Runs the loop offline on a fresh lake: personas -> worlds -> tasks -> gates -> rollouts by
 the scripted teacher with a quiet noise everywhere plus three planted weaknesses
@@ -56,9 +56,9 @@ def pipeline(args) -> dict:
             "rollouts": {"samples": args.samples, "tasks": args.tasks, "tasks_per_shard": 2, "concurrency": 2,
                          "phone_screenshots": "css",
                          "noise": NOISE,
-                         "weaknesses": {"weak_app": args.weak_app, "weak_app_misclick": 0.15,
+                         "weaknesses": {"weak_app": args.weak_app, "weak_app_misclick": 0.3,
                                         "weak_action": "type", "weak_action_rate": 0.3,
-                                        "long_task_early_stop": 0.08,
+                                        "long_task_early_stop": 0.15,
                                         "small_target_misclick": args.small_targets}},
             "relabel": {"accepted_from": "verifier"},
             "diagnose": {},
@@ -88,10 +88,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--personas", type=int, default=8)
     ap.add_argument("--tasks", type=int, default=28, help="round-0 tasks rolled out")
-    ap.add_argument("--samples", type=int, default=4)
+    ap.add_argument("--samples", type=int, default=6)
     ap.add_argument("--round-tasks", type=int, default=12, help="round-1 candidates")
     ap.add_argument("--seed", type=int, default=5)
-    ap.add_argument("--weak-app", default="travel")
+    ap.add_argument("--weak-app", default="bank")
     ap.add_argument("--small-targets", type=float, default=0.0,
                     help="also plant misclicks on targets under 24 px at this rate (rare in the shipped apps)")
     ap.add_argument("--lake", default=None, help="lake directory (default: a temporary one)")
