@@ -34,11 +34,11 @@ class TaskSamples:
         return [t for t in self.trajectories if not t["success"]]
 
     def length(self) -> int:
-        """How many steps the task takes: its successful samples', else the longest try."""
+        """How many steps the task takes: its successful samples' (failures wander), else
+        its reference solution's."""
         if self.successes:
             return max(t["n_steps"] for t in self.successes)
-        reference = len(json.loads(self.task.get("reference_json") or "[]"))
-        return max([reference, *(t["n_steps"] for t in self.trajectories)])
+        return len(json.loads(self.task.get("reference_json") or "[]"))
 
 
 def step_groups(step: Step, small_px: int) -> set[str]:
@@ -137,9 +137,15 @@ def proposal_for(s: Standout, skills: list[str]) -> dict:
     return {"strategy": "same_skill", "skills": skills, "weakness": s.key}
 
 
-def knowledge_rows(standouts: list[Standout], table: dict, tasks: dict[str, dict], model: str, round_: int
-                   ) -> list[dict]:
+def knowledge_rows(standouts: list[Standout], table: dict, tasks: dict[str, dict], model: str, round_: int,
+                   unsolved: list[str] = ()) -> list[dict]:
     rows = []
+    if unsolved:
+        skills = sorted({tasks[t]["skill_id"] for t in unsolved if t in tasks})
+        rows.append(_row("knowledge", "never_solved", None,
+                         f"{len(unsolved)} task(s) no sample solved (skills: {', '.join(skills)}): broken or out of "
+                         "reach, left out of the standouts", {"tasks": list(unsolved), "skills": skills},
+                         {"strategy": "none"}, model, round_))
     for dim, groups in sorted(table.items()):
         rows.append(_row("knowledge", "rates", None, f"failure rate per {dim.replace('_', ' ')}",
                          {"dimension": dim, "groups": groups}, {"strategy": "none"}, model, round_))

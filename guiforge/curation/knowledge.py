@@ -1,7 +1,7 @@
 """The offline diagnoser's knowledge level: failure rates aggregated over tasks, and the
 weaknesses that stand out.
 
-Two kinds of groups: of samples (per skill, app, domain, task length: the share of samples
+Only tasks solved at least once count (see ``solved``). Two kinds of groups: of samples (per skill, app, domain, task length: the share of samples
 that fail) and of actions (per action type, target size, typed script: the share of actions
 where a failed sample departed from a successful one). A group stands out when its rate is
 well above the rest's (a two-proportion z-test plus a minimum gap and support). Standouts
@@ -87,7 +87,18 @@ def rates(samples: list[SampleFacts]) -> dict[str, dict[str, dict]]:
     return out
 
 
+def solved(samples: list[SampleFacts]) -> tuple[list[SampleFacts], list[str]]:
+    """(samples of tasks solved at least once, the tasks never solved). A weakness is
+    something the teacher can do but does unreliably; a task no sample solves may as well be
+    broken or out of reach, so it is reported apart, not counted for or against a group."""
+    wins: dict[str, bool] = {}
+    for s in samples:
+        wins[s.task_id] = wins.get(s.task_id, False) or not s.failed
+    return [s for s in samples if wins[s.task_id]], sorted(t for t, ok in wins.items() if not ok)
+
+
 def standouts(samples: list[SampleFacts], th: Thresholds = Thresholds()) -> list[Standout]:
+    """The standouts among ``samples`` (pass the solved ones, see :func:`solved`)."""
     active = {s.trajectory_id: s for s in samples}
     explained_actions: set[str] = set()
     found: list[Standout] = []

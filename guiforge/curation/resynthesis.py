@@ -25,6 +25,9 @@ ACTION_VERBS = {"click": {"click", "select", "open"}, "tap": {"click", "select",
                 "right_click": {"right_click"}}
 
 
+NOT_WEAKNESSES = ("rates", "never_solved")  # knowledge rows that name no weakness to aim at
+
+
 @dataclass
 class Aim:
     """One diagnosis turned into a request: which cards, which filter, whose child."""
@@ -88,7 +91,7 @@ def pool(card: SkillCard, worlds: dict, seed: int, limit: int = 16) -> list[Task
 def aims(diagnoses: list[dict], cards: dict[str, SkillCard], tasks: dict[str, dict], budget: int,
          task_share: float) -> list[Aim]:
     """Split a round's budget: standouts by their excess failures, then failed tasks."""
-    standouts = [d for d in diagnoses if d["level"] == "knowledge" and d["failure_mode"] != "rates"]
+    standouts = [d for d in diagnoses if d["level"] == "knowledge" and d["failure_mode"] not in NOT_WEAKNESSES]
     per_task = [d for d in diagnoses if d["level"] in ("action", "trajectory") and d["task_id"] in tasks]
     task_budget = round(budget * task_share) if standouts else budget
     knowledge_budget = budget - task_budget if per_task else budget

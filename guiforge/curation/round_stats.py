@@ -8,7 +8,7 @@ weakness that stood out); the rest answer single failed tasks. Round 0 has neith
 from __future__ import annotations
 
 ROUNDS_SQL = """
-WITH standout AS (SELECT diagnosis_id FROM diagnoses WHERE level = 'knowledge' AND failure_mode <> 'rates'),
+WITH standout AS (SELECT diagnosis_id FROM diagnoses WHERE level = 'knowledge' AND failure_mode NOT IN ('rates', 'never_solved')),
      cand AS (
         SELECT DISTINCT task_id, coalesce(round, 0) AS round,
                CASE WHEN coalesce(round, 0) = 0 THEN 'round 0'

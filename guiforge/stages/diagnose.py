@@ -73,7 +73,7 @@ class DiagnoseStage(Stage):
 
     def run(self, ctx, shard: ShardPlan):
         from guiforge.curation.diagnosis import analyse_task, knowledge_rows
-        from guiforge.curation.knowledge import Thresholds, rates, standouts
+        from guiforge.curation.knowledge import Thresholds, rates, solved, standouts
         from guiforge.curation.rounds import round_of
 
         c = self.config
@@ -89,7 +89,8 @@ class DiagnoseStage(Stage):
             facts.extend(task_facts)
         if knowledge:
             th = Thresholds(z=c.z, min_samples=c.min_samples)
-            return {"diagnoses": knowledge_rows(standouts(facts, th), rates(facts), tasks, name, round_)}
+            counted, unsolved = solved(facts)
+            return {"diagnoses": knowledge_rows(standouts(counted, th), rates(facts), tasks, name, round_, unsolved)}
         if not model.offline:
             from guiforge.curation.diagnoser import diagnose_with_model
 
