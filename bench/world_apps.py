@@ -12,11 +12,11 @@ import json
 import statistics
 import time
 
+from guiforge.envs.actions import Action
 from guiforge.envs.apps import app_info
 from guiforge.envs.base import EnvSpec, TaskSpec
 from guiforge.envs.web.mobile_env import MobileEnv
 from guiforge.envs.web.web_env import WebEnv
-from guiforge.envs.actions import Action
 from guiforge.preparers.web_apps import web_setup
 from guiforge.worlds import build_personas, build_world, load_scenarios, suitable_scenarios
 
