@@ -177,6 +177,12 @@ def _iban(world: World, salt: str) -> str:
     return f"GB{n % 90 + 10:02d} NWBK {n % 10000:04d} {(n // 10**4) % 10000:04d} {(n // 10**8) % 10000:04d} {(n // 10**12) % 100:02d}"
 
 
+def _saved_payee(c) -> bool:
+    """Payees people save: everyone the scenario brought, and of the background only the
+    bills and family (not every newsletter and colleague)."""
+    return not c.contact_id.startswith("c_bg_") or c.relation in ("vendor", "family", "client")
+
+
 def bank_state(world: World) -> dict[str, Any]:
     spent = round(sum(t.amount for t in world.transactions), 2)
     opening = 2500 + _h(world, "opening") % 2500
@@ -193,7 +199,7 @@ def bank_state(world: World) -> dict[str, Any]:
     ]
     used = {t.category for t in world.transactions if t.category}
     payees = [{"id": f"payee-{c.contact_id}", "name": c.organization if c.relation in ("vendor", "landlord") and c.organization else c.name,
-               "iban": _iban(world, c.contact_id)} for c in world.contacts]
+               "iban": _iban(world, c.contact_id)} for c in world.contacts if _saved_payee(c)]
     return {"bank": "Northstar Bank", "currency": world.currency, "accounts": accounts, "transactions": transactions,
             "categories": CATEGORIES + sorted(used - set(CATEGORIES)), "payees": payees, "transfers": []}
 
@@ -224,16 +230,85 @@ PRODUCTS: list[tuple[str, str, str, str, float, str]] = [
 ]
 
 
+# Drawn per world on top of PRODUCTS (which cards name): no two worlds sell the same range.
+# None of these is a product the infeasible shop card asks for (mats, shoes, helmets, TVs, ink, kettles).
+EXTRA_PRODUCTS: list[tuple[str, str, str, str, float, str]] = [
+    ("Hanging toiletry bag", "Voyager", "Travel", "luggage", 27.0, "Water-resistant, with a hook and four compartments."),
+    ("Luggage scale", "Voyager", "Travel", "luggage", 12.5, "Digital, weighs up to 50 kg."),
+    ("Passport holder", "Northpeak", "Travel", "book", 15.0, "Leather, with RFID blocking."),
+    ("Weekender duffel bag", "Northpeak", "Travel", "luggage", 89.0, "45 litres, fits under most plane seats."),
+    ("Travel bottle set", "Hearth", "Travel", "cup", 11.99, "Four leak-proof silicone bottles, 100 ml each."),
+    ("Foldable daypack", "Northpeak", "Travel", "luggage", 22.0, "Packs into its own pocket, 20 litres."),
+    ("Sleep mask and earplugs", "Restwell", "Travel", "luggage", 9.5, "Contoured mask with foam earplugs."),
+    ("Portable power bank 20000 mAh", "Voltaic", "Electronics", "plug", 49.0, "Charges a phone four times; USB-C in and out."),
+    ("Bluetooth speaker", "Sonora", "Electronics", "headphones", 59.0, "Waterproof, 12-hour battery."),
+    ("Webcam 1080p", "Clarity", "Electronics", "camera", 54.0, "Autofocus, two microphones, privacy shutter."),
+    ("E-reader 6\"", "Lumen", "Electronics", "book", 119.0, "Glare-free screen, weeks of battery."),
+    ("Smart plug, 2-pack", "Voltaic", "Electronics", "plug", 24.0, "Schedules and energy monitoring in the app."),
+    ("In-ear wireless earbuds", "Sonora", "Electronics", "headphones", 79.0, "Six hours per charge, charging case."),
+    ("USB-C hub 7-in-1", "Clarity", "Electronics", "laptop", 39.0, "HDMI, SD card and three USB ports."),
+    ("Action camera", "Lumen", "Electronics", "camera", 219.0, "Waterproof to 10 m, 4K at 60 fps."),
+    ("Document scanner", "Clarity", "Office", "laptop", 169.0, "Duplex, 25 pages a minute."),
+    ("Desk organiser", "Paperline", "Office", "box", 21.0, "Bamboo, five compartments."),
+    ("Monitor arm", "Posture", "Office", "laptop", 69.0, "Gas spring, for screens up to 32\"."),
+    ("Whiteboard 90 x 60 cm", "Paperline", "Office", "book", 45.0, "Magnetic, with marker tray."),
+    ("Fountain pen", "Paperline", "Office", "book", 29.0, "Steel nib, refillable converter."),
+    ("Footrest", "Posture", "Office", "box", 32.0, "Adjustable tilt, textured surface."),
+    ("Label printer", "Keystone", "Office", "laptop", 59.0, "Prints over Bluetooth from the phone."),
+    ("Paper shredder", "Keystone", "Office", "box", 79.0, "Cross-cut, 8 sheets at a time."),
+    ("Linen bed sheet set", "Hearth", "Home", "box", 69.0, "Stonewashed linen, double size."),
+    ("Cast-iron casserole 24 cm", "Hearth", "Home", "cup", 89.0, "Enamelled, oven-safe to 250 °C."),
+    ("Glass food containers, set of 5", "Hearth", "Home", "cup", 34.0, "Airtight lids, microwave-safe."),
+    ("Cordless stick vacuum", "Brightline", "Home", "box", 199.0, "40 minutes runtime, wall mount."),
+    ("Scented candle", "Hearth", "Home", "lamp", 18.0, "Cedar and fig, 40 hours."),
+    ("Throw blanket", "Hearth", "Home", "box", 39.0, "Recycled wool blend, 130 x 170 cm."),
+    ("Chef's knife 20 cm", "Hearth", "Home", "box", 59.0, "German steel, full tang."),
+    ("Bathroom scale", "Brightline", "Home", "box", 29.0, "Glass top, up to 180 kg."),
+    ("Wool beanie", "Northpeak", "Clothing", "shirt", 22.0, "Merino, one size."),
+    ("Fleece jacket", "Northpeak", "Clothing", "shirt", 65.0, "Recycled polyester, two zip pockets."),
+    ("Chino trousers", "Basics Co", "Clothing", "shirt", 49.0, "Stretch cotton, slim fit."),
+    ("Linen shirt", "Basics Co", "Clothing", "shirt", 45.0, "Relaxed fit, mother-of-pearl buttons."),
+    ("Leather belt", "Basics Co", "Clothing", "shirt", 35.0, "Full-grain leather, brass buckle."),
+    ("Down vest", "Northpeak", "Clothing", "shirt", 89.0, "Lightweight, packs into a pouch."),
+    ("Cotton hoodie", "Basics Co", "Clothing", "shirt", 42.0, "Brushed inside, kangaroo pocket."),
+    ("Field Notes on Focus", "Ridge Books", "Books", "book", 14.5, "Short essays on deep work."),
+    ("A Year of Simple Meals", "Ridge Books", "Books", "book", 24.0, "Seasonal recipes for weeknights."),
+    ("Spreadsheets for Humans", "Ridge Books", "Books", "book", 19.99, "Formulas, pivots and charts without fear."),
+    ("The Quiet Manager", "Ridge Books", "Books", "book", 17.5, "Leading teams without the noise."),
+]
+
+
+def _money_scale(world: World) -> float:
+    from guiforge.worlds.seeds import locale_info
+
+    return locale_info(world.me.locale).money_scale
+
+
+def _sales_tax(world: World) -> float:
+    """The home country's VAT (or the US state's sales tax), data/countries.yaml."""
+    from guiforge.worlds.places import country_code, vat_rate
+
+    rate = vat_rate(world.me.country_code or country_code(world.me.country), world.me.region)
+    return 0.08 if rate is None else rate
+
+
+def shop_catalog_rows(world: World) -> list[tuple[str, str, str, str, float, str]]:
+    """This world's range: the core products plus 16-28 drawn from EXTRA_PRODUCTS."""
+    extra = sorted(EXTRA_PRODUCTS, key=lambda p: _h(world, "range", p[0]))
+    return list(PRODUCTS) + extra[: 16 + _h(world, "range-size") % 13]
+
+
 def shop_state(world: World) -> dict[str, Any]:
     city = str(_fact(world, ("trip_city", "destination", "trip_destination", "travel_city")) or _away_city(world) or "")
-    rows = list(PRODUCTS)
+    rows = shop_catalog_rows(world)
     if city:
         rows.append((f"{city} pocket guide", "Ridge Books", "Books", "book", 14.99, f"Maps, neighbourhoods and day trips for {city}."))
         rows.append((f"{city} phrasebook & map", "Ridge Books", "Books", "book", 9.99, f"Essential phrases and a fold-out map of {city}."))
     catalog = []
+    scale = _money_scale(world)
     for i, (name, brand, category, icon, base, desc) in enumerate(rows):
         n = _h(world, "product", name)
-        price = round(base * (0.9 + (n % 21) / 100), 2)  # +-10 % per world
+        price = round(base * scale * (0.9 + (n % 21) / 100), 2)  # local prices, +-10 % per world
         catalog.append({
             "sku": f"SKU-{(n % 900000) + 100000}", "name": name, "brand": brand, "category": category, "icon": icon,
             "price": price, "rating": round(3.6 + (n // 7 % 14) / 10, 1), "reviews": 12 + n // 11 % 2400,
@@ -241,7 +316,8 @@ def shop_state(world: World) -> dict[str, Any]:
             "hue": (n // 17) % 360, "order": i,
         })
     me = world.me
-    return {"store": "Marketplace", "currency": world.currency, "tax_rate": 0.08, "free_shipping_over": 50.0,
+    return {"store": "Marketplace", "currency": world.currency, "tax_rate": _sales_tax(world),
+            "free_shipping_over": round(50.0 * scale, 2),
             "catalog": catalog, "cart": [], "orders": [],
             "profile": {"name": me.name, "email": me.email, "phone": me.phone, "city": me.city, "country": me.country}}
 
@@ -276,7 +352,7 @@ def _airport(city: str) -> dict[str, str]:
 
 def _flights(world: World, origin: dict[str, str], dest: dict[str, str], day: date, count: int) -> list[dict[str, Any]]:
     out = []
-    base_minutes = 300 + _h(world, "dur", origin["code"], dest["code"]) % 540
+    base_minutes = _block_minutes(origin["code"], dest["code"]) or 300 + _h(world, "dur", origin["code"], dest["code"]) % 540
     base_price = 180 + _h(world, "fare", origin["code"], dest["code"]) % 600
     for i in range(count):
         n = _h(world, "flight", origin["code"], dest["code"], day.isoformat(), i)
@@ -290,19 +366,56 @@ def _flights(world: World, origin: dict[str, str], dest: dict[str, str], day: da
             "id": f"fl-{origin['code']}-{dest['code']}-{day.strftime('%m%d')}-{i + 1}", "airline": airline,
             "number": f"{code}{100 + n % 900}", "from": origin["code"], "to": dest["code"],
             "depart": _iso(depart), "arrive": _iso(arrive), "duration_min": duration, "stops": stops,
-            "price": float(round(base_price * (0.75 + (n // 3 % 60) / 100) - stops * 35, 0)),
+            "price": float(round((base_price * (0.75 + (n // 3 % 60) / 100) - stops * 35) * _money_scale(world), 0)),
             "cabin": "Economy", "rows": SEAT_ROWS, "seats_taken": taken,
         })
     return out
 
 
+def _block_minutes(a: str, b: str) -> int | None:
+    """A nonstop's block time from the great-circle distance, where both airports are real."""
+    from guiforge.worlds.places import airport, flight_minutes, km
+
+    x, y = airport(a), airport(b)
+    return flight_minutes(km(x.lat, x.lon, y.lat, y.lon)) if x and y else None
+
+
+def _real_airport(world: World, iata: str | None = None) -> dict[str, str] | None:
+    """The persona's home airport (or the one named) from airportsdata."""
+    from guiforge.worlds.places import airport, airport_for, home_of
+
+    if iata:
+        ap = airport(iata)
+    else:
+        city = home_of(world.me)
+        ap = airport_for(city) if city else None
+    if ap is None:
+        return None
+    return {"code": ap.iata, "city": world.me.city if not iata else ap.city, "name": ap.name}
+
+
+def _trip_airport(world: World, home: str) -> dict[str, str] | None:
+    """The airport a flight in the calendar goes to: 'Flight to Munich (MUC)'."""
+    import re
+
+    for e in sorted(world.events, key=lambda e: (e.start, e.event_id)):
+        if e.title.lower().startswith("flight"):
+            for code in re.findall(r"\(([A-Z]{3})\)", f"{e.title} {e.location}"):
+                ap = _real_airport(world, code) if code != home else None
+                if ap:
+                    return ap
+    return None
+
+
 def travel_state(world: World) -> dict[str, Any]:
-    home = _airport(world.me.city)
-    city = str(_fact(world, ("trip_city", "destination", "trip_destination", "travel_city")) or _away_city(world) or "")
-    if not city or city == world.me.city:
-        others = sorted(c for c in AIRPORTS if c != world.me.city)
-        city = others[_h(world, "dest") % len(others)]
-    dest = _airport(city)
+    home = _real_airport(world) or _airport(world.me.city)
+    dest = _trip_airport(world, home["code"])
+    if dest is None:
+        city = str(_fact(world, ("trip_city", "destination", "trip_destination", "travel_city")) or _away_city(world) or "")
+        if not city or city == world.me.city:
+            others = sorted(c for c in AIRPORTS if c != world.me.city and AIRPORTS[c][0] != home["code"])
+            city = others[_h(world, "dest") % len(others)]
+        dest = _airport(city)
     out_day = _fact_date(world, ("trip_date", "trip_start", "departure_date"), world.base_date + timedelta(days=21))
     back_day = _fact_date(world, ("trip_return_date", "trip_end", "return_date"), out_day + timedelta(days=4))
     flights = []

@@ -28,7 +28,15 @@ Rules:
 - Invoice line amount = quantity * unit_price (to the cent); total = sum of amounts (+ tax_rate).
 - A fact with a "source" like "doc:<document_id>.total" equals that value; a text that "cites" a
   fact quotes its value exactly.
-- At least 4 contacts, 2 events, 4 facts, 3 emails (one with an attachment), 2 documents.
+- Write the scenario's own story densely: at least 8 contacts, 6 events, 6 facts, 12 emails
+  (some in reply threads with "Re:" subjects, one with an attachment, one near miss such as a
+  second invoice from the same vendor or a meeting that was moved), 3 documents, 10 transactions.
+  Spreadsheets have 20 or more rows. Everyday life (newsletters, bills, routine appointments,
+  card payments, friends and family) is added after you; do not write it.
+- Be true to the real world: places are real cities of real countries; prices are in the
+  world's currency; invoices charge that country's VAT rate ({vat_rates}); a flight lasts
+  what its distance implies (about 40 minutes plus 1 hour per 780 km); a self-employed
+  person has no line manager; document numbers are varied, never 001, 002.
 
 JSON schema:
 """
@@ -51,6 +59,12 @@ def world_schema() -> str:
     return json.dumps(World.model_json_schema(), separators=(",", ":"))
 
 
+def _vat_rates() -> str:
+    from guiforge.worlds.places import country_name, country_table
+
+    return ", ".join(f"{country_name(c)} {r.vat:.0%}" for c, r in sorted(country_table().countries.items()))
+
+
 def world_messages(persona, scenario, world_id: str, seed: int) -> list[Message]:
     base = date(2026, 1, 5) + timedelta(days=int(fingerprint([seed, world_id], 6), 16) % 300)
     brief = {
@@ -63,7 +77,7 @@ def world_messages(persona, scenario, world_id: str, seed: int) -> list[Message]
         "me": persona.model_dump(mode="json"),
     }
     return [
-        Message("system", SYSTEM + world_schema()),
+        Message("system", SYSTEM.replace("{vat_rates}", _vat_rates()) + world_schema()),
         Message("user", "Write the world for this brief. Use exactly these ids, base_date and 'me':\n"
                 + json.dumps(brief, indent=1)),
     ]

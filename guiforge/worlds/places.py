@@ -95,10 +95,10 @@ def country_currency(code: str) -> str:
 
 @cache
 def country_languages(code: str) -> tuple[str, ...]:
-    """Official languages of a country, most spoken first (CLDR)."""
+    """Official (or de facto, as English in the US) languages of a country (CLDR)."""
     from babel.languages import get_official_languages
 
-    return tuple(get_official_languages(code))
+    return tuple(get_official_languages(code, de_facto=True))
 
 
 def rules(code: str) -> CountryRules | None:

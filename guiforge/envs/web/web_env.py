@@ -62,7 +62,10 @@ class WebEnv(PageEnv):
             dx = {"left": -1, "right": 1}.get(action.direction or "", 0) * notches * WHEEL_NOTCH_PX
             dy = {"up": -1, "down": 1}.get(action.direction or "", 0) * notches * WHEEL_NOTCH_PX
             page.mouse.move(x, y)
-            page.mouse.wheel(dx, dy)
+            # The scroll a wheel would do, done by the page: under begin-frame control a real
+            # wheel over an overflowing list leaves beginFrame unanswered (a mailbox of 150
+            # messages hung every scroll until the 30 s deadline).
+            page.evaluate(_WHEEL_SCROLL, [x, y, dx, dy])
             self.settle()
             return f"scrolled {action.direction} by {notches}"
         if t == "type":
@@ -83,6 +86,17 @@ class WebEnv(PageEnv):
         if t == "wait":
             return self.sleep(action)
         raise ActionError(f"action {t!r} is not supported by the web environment")
+
+
+# the innermost element under the point that can scroll that way, else the page
+_WHEEL_SCROLL = """([x, y, dx, dy]) => {
+  let el = document.elementFromPoint(x, y);
+  const can = (e) => { const st = getComputedStyle(e);
+    return (dy && /(auto|scroll)/.test(st.overflowY) && e.scrollHeight > e.clientHeight) ||
+           (dx && /(auto|scroll)/.test(st.overflowX) && e.scrollWidth > e.clientWidth); };
+  while (el && el !== document.body && el !== document.documentElement && !can(el)) el = el.parentElement;
+  (el && el !== document.body && el !== document.documentElement ? el : document.scrollingElement).scrollBy(dx, dy);
+}"""
 
 
 def app_path(target: str) -> str:

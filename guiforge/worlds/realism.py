@@ -1,0 +1,97 @@
+"""Realism figures for worlds: how dense each world is (contacts, mail threads, calendar
+months, payments, categories, sheet rows) and which coherence rules worlds broke. For
+``guiforge stats --realism`` and the report: ``world_density(world)`` is one world's row,
+``realism_rows(lake)`` the per-metric summary of a lake's worlds plus one row per failed
+rule (from the worlds stage's exclusions)."""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from guiforge.worlds.model import World
+
+# what the default run's worlds should reach on average (issue 16)
+TARGETS = {"contacts": 40, "emails": 150, "transactions": 100, "events": 30}
+_RE = re.compile(r"^(re|fwd?|aw|wg|tr|sv):\s*", re.IGNORECASE)
+
+
+def world_density(w: World) -> dict[str, Any]:
+    """One world's counts: what an agent has to search, scroll and tell apart."""
+    threads = {_RE.sub("", e.subject).strip().lower() for e in w.emails}
+    senders = Counter(e.sender for e in w.emails if e.folder == "inbox")
+    days = sorted(e.start.date() for e in w.events)
+    rows = [len(s.rows) for d in w.documents for s in d.sheets]
+    return {
+        "world_id": w.world_id, "scenario": w.scenario, "city": w.me.city, "country": w.me.country,
+        "contacts": len(w.contacts), "organizations": len({c.organization for c in w.contacts if c.organization}),
+        "emails": len(w.emails), "threads": len(threads),
+        "inbox_senders": len(senders), "busiest_sender_emails": max(senders.values(), default=0),
+        "events": len(w.events), "calendar_days": (days[-1] - days[0]).days + 1 if days else 0,
+        "transactions": len(w.transactions),
+        "categories": len({t.category for t in w.transactions if t.category}),
+        "payees": len({t.payee for t in w.transactions}),
+        "documents": len(w.documents), "sheets": len(rows), "max_sheet_rows": max(rows, default=0),
+        "chats": len(w.chats), "notes": len(w.notes),
+    }  # fmt: skip
+
+
+def density_summary(worlds: Iterable[World]) -> list[dict[str, Any]]:
+    """Per metric: mean, min, max over the worlds, and the target where one is set."""
+    rows = [world_density(w) for w in worlds]
+    if not rows:
+        return []
+    out = []
+    for key, value in rows[0].items():
+        if not isinstance(value, int):
+            continue
+        vals = [r[key] for r in rows]
+        out.append({"metric": key, "worlds": len(vals), "mean": round(statistics.fmean(vals), 1),
+                    "min": min(vals), "max": max(vals), "target": TARGETS.get(key),
+                    "meets_target": None if key not in TARGETS else statistics.fmean(vals) >= TARGETS[key]})  # fmt: skip
+    return out
+
+
+def rule_failures(exclusions: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Coherence and consistency rules that excluded worlds, most frequent first."""
+    counts: Counter[str] = Counter()
+    example: dict[str, str] = {}
+    for row in exclusions:
+        if row.get("subject_table") != "worlds":
+            continue
+        try:
+            details = json.loads(row.get("details_json") or "{}")
+        except ValueError:
+            details = {}
+        rules = details.get("rules") or [row.get("gate") or "unknown"]
+        for r in rules:
+            counts[r] += 1
+            example.setdefault(r, str(row.get("reason", ""))[:200])
+    return [{"rule": r, "worlds": n, "example": example[r]} for r, n in counts.most_common()]
+
+
+def realism_rows(lake_root: str, run_id: str | None = None) -> dict[str, list[dict[str, Any]]]:
+    """``{"density": [...], "rule_failures": [...]}`` for the worlds of a lake (a path or
+    fsspec URI), read through DuckDB like ``guiforge stats``."""
+    from guiforge.catalog import _quote, connect, table_source
+    from guiforge.lake.store import Lake
+
+    lake = Lake(lake_root)
+    where = f" WHERE run_id = {_quote(run_id)}" if run_id else ""
+    con = connect(lake)
+    try:
+        worlds, excl = [], []
+        if src := table_source(lake, "worlds"):
+            worlds = [World.model_validate_json(r[0])
+                      for r in con.execute(f"SELECT world_json FROM {src}{where}").fetchall()]  # fmt: skip
+        if src := table_source(lake, "exclusions"):
+            cur = con.execute(f"SELECT subject_table, gate, reason, details_json FROM {src}{where}")
+            names = [d[0] for d in cur.description]
+            excl = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+    finally:
+        con.close()
+    return {"density": density_summary(worlds), "rule_failures": rule_failures(excl)}
