@@ -115,3 +115,32 @@ def test_prewarm_starts_instances_up_front(manager):
     with manager.acquire(SPEC), manager.acquire(SPEC):
         pass
     assert Counter.started == 2
+
+
+def test_instances_that_differ_only_in_look_share_the_family_cap():
+    """A desktop's screen size and theme are fixed per instance: a new look takes the place
+    of an idle instance of another look instead of adding one past the cap."""
+    closed = []
+
+    class Look(Counter):
+        def close(self) -> None:
+            closed.append(self.spec.viewport)
+
+    Counter.started = 0
+    looks = [EnvSpec(domain="web", viewport=(1280, 720)), EnvSpec(domain="web", viewport=(1920, 1080)),
+             EnvSpec(domain="web", viewport=(1366, 768), theme="office-sepia")]
+    with EnvManager({"web": Look}, max_instances=2) as mgr:
+        first, second = mgr.acquire(looks[0]), mgr.acquire(looks[1])
+        first.release()
+        second.release()
+        third = mgr.acquire(looks[2], timeout_s=5)  # both idle: one of them makes room
+        assert Counter.started == 3 and len(closed) == 1
+        held = mgr.acquire(looks[2], timeout_s=5)  # the other idle one makes room too
+        assert Counter.started == 4 and len(closed) == 2
+        with pytest.raises(EnvFailure):  # two leased, none idle: the family is full
+            mgr.acquire(looks[0], timeout_s=0.5)
+        third.release()
+        again = mgr.acquire(looks[2], timeout_s=5)  # the same look comes back warm
+        assert Counter.started == 4
+        again.release()
+        held.release()

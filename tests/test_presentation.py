@@ -84,3 +84,28 @@ def test_templates_mask_what_the_world_filled_in():
     assert per_skill["s"] == {"tasks": 3, "templates": 2, "ratio": 0.667}
     summary = template_summary(per_skill)
     assert summary["skills_judged"] == 1 and summary["skills_at_0_8"] == 0 and summary["tasks"] == 4
+
+
+def test_desktop_themes_are_libreoffice_profiles_of_their_own():
+    from xml.etree import ElementTree
+
+    from guiforge.envs.desktop.profile import registry_xml, template_key, theme_settings
+    from guiforge.gates.package_gate import env_spec
+
+    keys = {t.name: template_key(1366, 768, theme_settings(t.name)) for t in DESKTOP_THEMES}
+    assert len(set(keys.values())) == 3 and template_key(1366, 768) != keys["office-light"]
+    assert template_key(1366, 768, []) == template_key(1366, 768)  # the old default template is kept
+    ns = "{http://openoffice.org/2001/registry}"
+    root = ElementTree.fromstring(registry_xml("7.4", 0, theme_settings("office-sepia")).encode())
+    items = [(i.get(f"{ns}path"), [p.get(f"{ns}name") for p in i]) for i in root]
+    scheme = next(n for n, (path, _) in enumerate(items) if path.endswith("/ColorSchemes"))
+    current = next(n for n, (_, names) in enumerate(items) if "CurrentColorScheme" in names)
+    assert scheme < current  # the scheme exists before it is chosen
+    compact = ElementTree.fromstring(registry_xml("7.4", 0, theme_settings("office-compact")).encode())
+    assert any(p.get(f"{ns}name") == "SymbolSet" and p[0].text == "0" for i in compact for p in i)
+    # a GUI desktop task's look picks its pool; a bare terminal has none
+    pres = sample_presentation("desktop", "tsk_9", 7, "gui").as_dict()
+    spec = env_spec("desktop", "gui", presentation=pres)
+    assert spec.viewport == tuple(pres["viewport"]) and spec.theme == pres["theme"]["name"]
+    assert env_spec("desktop", "terminal", presentation=pres).theme is None
+    assert env_spec("web", None, presentation=pres).viewport is None  # pages resize on reset instead

@@ -156,15 +156,12 @@ def render(card: SkillCard, world: World, ctx: dict[str, Any], domain: str, vari
     ctx = {**ctx, "domain": domain, "variant": variant}
     try:
         phrasing = rng.randrange(len(card.instructions))
-        instruction = render_text(card.instructions[phrasing], ctx)
-        voice = "verbatim"
-        if card.voice:
-            instruction, voice = speak(instruction, rng, world.scenario)
+        leaks = [str(render_value(t, ctx)) for t in card.leak_check]
+        instruction, voice = voiced(card, render_text(card.instructions[phrasing], ctx), leaks, rng, world.scenario)
         setup = render_value(card.setup, ctx)
         rubric = [{**c.model_dump(), "check": render_value(c.check, ctx)} for c in card.rubric]
         reference = [render_value(s.model_dump(), ctx) for s in card.reference_for(domain, variant)]
         answer = render_text(card.answer, ctx) if card.answer else None
-        leaks = [str(render_value(t, ctx)) for t in card.leak_check]
     except (TemplateError, TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError) as exc:
         raise BindingError(f"{card.id}: rendering for {world.world_id}: {type(exc).__name__}: {exc}") from exc
     return TaskCandidate(
@@ -175,6 +172,22 @@ def render(card: SkillCard, world: World, ctx: dict[str, Any], domain: str, vari
         presentation=sample_presentation(domain, task_id, seed, variant).as_dict(),
         phrasing=phrasing, voice=voice,
     )
+
+
+def voiced(card: SkillCard, core: str, secrets: list[str], rng: random.Random, scenario: str) -> tuple[str, str]:
+    """The phrasing in a user's voice (guiforge.skills.voice). The leak gate reads words
+    loosely ("no" is in "know"), so a register that would make a clean phrasing look like it
+    gives the answer away is drawn again, and after three tries the phrasing stays as it is."""
+    if not card.voice:
+        return core, "verbatim"
+    from guiforge.gates.text_gates import leaks
+
+    clean = not leaks(core, secrets)
+    for _ in range(3):
+        text, voice = speak(core, rng, scenario)
+        if not clean or not leaks(text, secrets):
+            return text, voice
+    return core, "plain"
 
 
 def instantiate(card: SkillCard, world: World, seed: int) -> list[TaskCandidate]:

@@ -15,7 +15,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from guiforge.envs.actions import Action
+from guiforge.envs.actions import Action, to_grid
 from guiforge.envs.base import Observation
 from guiforge.teacher.desktop_steps import DesktopSteps
 from guiforge.teacher.distractors import PREFIX as DISTRACTOR_PREFIX
@@ -105,17 +105,29 @@ class ReferenceProgram(DesktopSteps):
     def _clear_way(self, step, dismissed: list | None = None) -> Iterator[tuple[Action, str]]:
         """Close a pop-up before anything else; a banner or a toast only when the step's
         target is not on screen (it may be under it). See guiforge.teacher.distractors."""
+        focus = self.obs.debug.get("focus") or {}
+        pressed = 0
         for _ in range(3):
             wanted = step.get("id") or step.get("label")
             visible = not wanted or find(self.obs, step.get("id"), step.get("label")) is not None
             plan = next_dismissal(self.obs, visible)
             if plan is None:
-                return
+                break
             el, thought = plan
             gx, gy = el["grid"]
+            pressed += 1
             if dismissed is not None:
                 dismissed.append(el.get("id"))
             yield Action(type="tap" if self.touch else "click", x=gx, y=gy), thought
+        # Pressing the distractor took the focus from the field being typed in: go back to it.
+        field = find(self.obs, focus["id"]) if pressed and focus.get("editable") and focus.get("id") else None
+        if field is not None:
+            # low in a tall field, so the caret lands after its text, where the typing was going
+            x, y, w, h = field["box"]
+            gx, gy = to_grid(x + w / 2, y + (h * 0.9 if h > 60 else h / 2), self.obs.width, self.obs.height)
+            label = " ".join((focus.get("label") or "the field").split())[:60]
+            yield Action(type="tap" if self.touch else "click", x=gx, y=gy), \
+                f"The pop-up is gone; back to \u201c{label}\u201d, where I was typing."
 
     def _fill(self, text: str) -> str:
         """``${name}`` -> the value an earlier ``read`` step took off the screen. Names no step
@@ -170,10 +182,7 @@ class ReferenceProgram(DesktopSteps):
     def _do_type(self, step):
         if step.get("id") or step.get("label"):
             yield from self._do_click(step)
-            dismissed: list = []  # a pop-up the click brought up takes the focus with it
-            yield from self._clear_way({}, dismissed)
-            if dismissed:
-                yield from self._do_click(step)
+            yield from self._clear_way({})  # a pop-up the click brought up; the focus comes back
             if step.get("clear") and self.touch:
                 # the apps select a field's text on a long press; typing then replaces it
                 for action, *_ in self._point(step, "long_press", "long-press"):

@@ -113,3 +113,16 @@ def test_references_pass_the_package_gate_under_every_distractor(manager, bound,
             assert any("pop-up" in t for t in thoughts), (card.id, thoughts)
             assert "gf-dialog-dismiss" not in ids(lease.observe())
             assert lease.evaluate().success, card.id
+
+
+@pytest.mark.parametrize("domain", ["web", "mobile"])
+def test_a_pop_up_between_a_click_and_the_typing_hands_the_focus_back(manager, domain):
+    """notes.append_line clicks into the note body, then presses keys and types with no
+    target: a pop-up brought up by that click is closed and the body clicked again."""
+    card = load_cards(SKILLS_DIR)["notes.append_line"]
+    world, ctx = next((w, c) for w in sample_worlds(6) for c in bindings(card, w)[:1])
+    presentation = {"viewport": [1280, 720] if domain == "web" else [412, 839],
+                    "distractors": [{"kind": "dialog", "variant": 0, "after_clicks": 2}]}
+    row = {**candidate_row(render(card, world, ctx, domain, None, 3)), "presentation_json": json.dumps(presentation)}
+    verdict = PackageGate(manager).check(task_spec(row, world), json.loads(row["reference_json"]))
+    assert verdict.passed, verdict.reason
