@@ -101,11 +101,19 @@ def validate(config: Annotated[Path, typer.Argument(help="pipeline YAML to check
 def stats(
     lake: LakeOpt = None,
     run_id: Annotated[str | None, typer.Option("--run-id", help="only this run")] = None,
+    realism: Annotated[bool, typer.Option("--realism", help="world density, instruction templates, themes and "
+                                                            "viewports, the teacher's thoughts and recoveries")] = False,
 ) -> None:
     """Rows per table and run in the lake (through DuckDB), and why rows were excluded."""
     from guiforge.config import load_pipeline
 
-    _print_stats(lake or load_pipeline(None).config.lake, run_id)
+    uri = lake or load_pipeline(None).config.lake
+    if realism:
+        from guiforge.cli_realism import print_realism
+
+        print_realism(out, uri, run_id)
+        return
+    _print_stats(uri, run_id)
 
 
 @app.callback()

@@ -1,0 +1,56 @@
+"""``guiforge stats --realism``: what the data is filled with — world density and the
+coherence rules worlds broke, instruction templates per skill, themes, viewports and
+distractors per domain, and the teacher's thoughts and recoveries."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+
+def print_realism(out: Console, lake_uri: str, run_id: str | None) -> None:
+    from guiforge.lake.store import Lake
+    from guiforge.skills.realism import realism_of_tasks
+    from guiforge.teacher.realism import teacher_realism
+    from guiforge.worlds.realism import realism_rows
+
+    lake = Lake(lake_uri)
+    worlds = realism_rows(lake_uri, run_id)
+    if worlds["density"]:
+        t = Table(title="world density (per world)")
+        for col in ("metric", "worlds", "mean", "min", "max", "target"):
+            t.add_column(col, justify="left" if col == "metric" else "right")
+        for r in worlds["density"]:
+            target = "" if r["target"] is None else f"{r['target']} {'✓' if r['meets_target'] else '✗'}"
+            t.add_row(r["metric"], str(r["worlds"]), str(r["mean"]), str(r["min"]), str(r["max"]), target)
+        out.print(t)
+    if worlds["rule_failures"]:
+        t = Table(title="coherence rules that excluded worlds")
+        for col in ("rule", "worlds", "example"):
+            t.add_column(col)
+        for r in worlds["rule_failures"]:
+            t.add_row(r["rule"], str(r["worlds"]), r["example"][:90])
+        out.print(t)
+    tasks = realism_of_tasks(lake)
+    if tasks:
+        s = tasks["templates"]["summary"]
+        out.print(f"instructions: {s['tasks']} tasks, {s['templates']} distinct templates ({s['ratio']}); "
+                  f"{s['skills_at_0_8']} of {s['skills_judged']} skills with several tasks at >= 0.8 "
+                  "templates per task", highlight=False)
+        t = Table(title="presentation per domain")
+        for col in ("domain", "tasks", "themes", "viewports", "distractors"):
+            t.add_column(col)
+        for domain, u in tasks["presentation"].items():
+            t.add_row(domain, str(u["tasks"]), *(", ".join(f"{k} {v}" for k, v in u[key].items())
+                                                 for key in ("themes", "viewports", "distractors")))
+        out.print(t)
+    teacher = teacher_realism(lake, run_id)
+    if teacher.get("thoughts"):
+        th, rec = teacher["thoughts"], teacher["recovery"]
+        out.print(f"teacher thoughts: {th['thoughts']}, mean {th['mean_words']} words (median "
+                  f"{th['median_words']}), {th['distinct_share']:.0%} distinct, {th['with_reason_share']:.0%} "
+                  "give a reason", highlight=False)
+        share = "-" if rec["recovery_share"] is None else f"{rec['recovery_share']:.0%}"
+        out.print(f"teacher mistakes: {rec['with_mistake']} of {rec['trajectories']} trajectories hold one, "
+                  f"{rec['with_correction']} of those also its correction ({share}); by kind: "
+                  f"{rec['mistakes_by_kind']}", highlight=False)

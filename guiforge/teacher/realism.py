@@ -1,0 +1,56 @@
+"""Realism figures about the teacher, for ``guiforge stats --realism``: how long and how
+varied its thoughts are, how many give a reason, and how often a trajectory with a mistake
+also shows the mistake noticed and corrected."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+# words that tie an action to a reason ("so", "because", "to ...", "which should")
+_REASON = re.compile(r"\b(so|because|since|which should|in order to|to (?:get|see|find|keep|send|start|move|"
+                     r"put|finish|complete|return|confirm|narrow|bring|include|change|mark|enter|add))\b", re.I)
+
+
+def thought_figures(thoughts: list[str]) -> dict[str, Any]:
+    words = [len(t.split()) for t in thoughts if t]
+    if not words:
+        return {}
+    return {"thoughts": len(words), "mean_words": round(sum(words) / len(words), 1),
+            "median_words": sorted(words)[len(words) // 2], "distinct": len(set(thoughts)),
+            "distinct_share": round(len(set(thoughts)) / len(thoughts), 3),
+            "with_reason_share": round(sum(bool(_REASON.search(t)) for t in thoughts if t) / len(words), 3)}
+
+
+def recovery_figures(events_json: list[str | None]) -> dict[str, Any]:
+    """Over trajectories: how many hold a mistake, and of those how many its correction."""
+    with_mistake = corrected = 0
+    kinds: dict[str, int] = {}
+    for raw in events_json:
+        events = json.loads(raw) if raw else []
+        if any(e["event"] == "mistake" for e in events):
+            with_mistake += 1
+            corrected += any(e["event"] == "correction" for e in events)
+        for e in events:
+            if e["event"] == "mistake":
+                kinds[e["kind"]] = kinds.get(e["kind"], 0) + 1
+    return {"trajectories": len(events_json), "with_mistake": with_mistake, "with_correction": corrected,
+            "recovery_share": round(corrected / with_mistake, 3) if with_mistake else None,
+            "mistakes_by_kind": dict(sorted(kinds.items()))}
+
+
+def teacher_realism(lake, run_id: str | None = None) -> dict[str, Any]:
+    from guiforge.catalog import _quote, connect, table_source
+
+    steps, trajectories = table_source(lake, "steps"), table_source(lake, "trajectories")
+    if not (steps and trajectories):
+        return {}
+    where = f" WHERE run_id = {_quote(run_id)}" if run_id else ""
+    con = connect(lake)
+    try:
+        thoughts = [r[0] for r in con.execute(f"SELECT thought FROM {steps}{where}").fetchall()]
+        events = [r[0] for r in con.execute(f"SELECT teacher_events_json FROM {trajectories}{where}").fetchall()]
+    finally:
+        con.close()
+    return {"thoughts": thought_figures(thoughts), "recovery": recovery_figures(events)}
