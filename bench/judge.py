@@ -100,7 +100,7 @@ def run_stage(ctx, stage, limit_trajectories: int | None = None) -> tuple[list[d
             if n >= limit_trajectories:
                 break
             kept.append(s)
-            n += ctx.lake.read_shard(s.params["trajectories"], columns=["trajectory_id"]).num_rows
+            n += sum(ctx.lake.read_shard(t, columns=["trajectory_id"]).num_rows for t, _ in s.params["parts"])
         shards = kept
     started = time.perf_counter()
     with ThreadPoolExecutor(3) as pool:  # the default pipeline's workers
@@ -183,7 +183,7 @@ def throughput(lake_uri: str, run_id: str, args) -> dict[str, Any]:
     base_url = parent.recv()
     os.environ["BENCH_JUDGE_KEY"] = "sk-local"
     model = {"provider": "openai", "model": "bench-vlm", "base_url": base_url, "api_key_env": "BENCH_JUDGE_KEY",
-             "concurrency": args.limit * 2, "cache": False}
+             "concurrency": args.limit * args.factor, "cache": False}
     ctx, stage = context_for(lake_uri, run_id, model)
     try:
         rows, wall = run_stage(ctx, stage, args.trajectories)
@@ -211,6 +211,7 @@ def main() -> None:
     ap.add_argument("--run-id")
     ap.add_argument("--trajectories", type=int, default=384, help="trajectories for the throughput part")
     ap.add_argument("--limit", type=int, default=16)
+    ap.add_argument("--factor", type=int, default=1, help="client concurrency = limit x factor (as bench/models.py)")
     ap.add_argument("--median-ms", type=float, default=200)
     ap.add_argument("--p99-ms", type=float, default=2000)
     ap.add_argument("--seed", type=int, default=7)

@@ -1,7 +1,7 @@
 """judge: a verdict per trajectory from what a VLM judge would see, the verifier's beside it,
 and SFT acceptance (every trajectory not accepted is an exclusion with its reason).
 
-One shard per rollouts shard. The offline judge (the default with no keys) reads the key
+One shard per few rollouts shards (``rollout_shards_per_shard``). The offline judge (the default with no keys) reads the key
 screenshots with tesseract; a model judge gets them as images. With ``fallback_role`` set,
 a trajectory whose primary judge gave no verdict is judged again by the fallback.
 """
@@ -30,6 +30,9 @@ class JudgeConfig(StageConfig):
         default="auto", description="SFT acceptance; auto: both where a verifier exists, judge where none")
     threshold: float = Field(default=0.6, ge=0, le=1, description="offline judge: score that counts as success")
     ocr_workers: int = Field(default=2, ge=1, le=32, description="tesseract processes at once (offline judge)")
+    rollout_shards_per_shard: int = Field(
+        default=8, ge=1, le=10_000,
+        description="rollouts shards judged per shard: a model judge keeps its endpoint busy across all of them")
 
 
 def media_type(data: bytes) -> str:
@@ -64,10 +67,15 @@ class JudgeStage(Stage):
     def plan(self, ctx) -> list[ShardPlan]:
         steps = {s.fingerprint: s.path for s in ctx.input_shards("steps")}
         tasks = [s.fingerprint for s in ctx.input_shards("tasks")]
-        return [ShardPlan(key=f"judge[{s.path.rsplit('/', 1)[-1]}]",
-                          params={"trajectories": s.path, "steps": steps.get(s.fingerprint)},
-                          inputs=[s.fingerprint, *tasks])
-                for s in ctx.input_shards("trajectories")]
+        rollouts = ctx.input_shards("trajectories")
+        size = self.config.rollout_shards_per_shard
+        plans = []
+        for i in range(0, len(rollouts), size):
+            group = rollouts[i:i + size]
+            plans.append(ShardPlan(key=f"judge[{group[0].path.rsplit('/', 1)[-1]}+{len(group) - 1}]",
+                                   params={"parts": [[s.path, steps.get(s.fingerprint)] for s in group]},
+                                   inputs=[*(s.fingerprint for s in group), *tasks]))
+        return plans
 
     # -- one shard ----------------------------------------------------------------------
     def _tasks(self, ctx) -> dict[str, dict]:
@@ -81,32 +89,40 @@ class JudgeStage(Stage):
     def run(self, ctx, shard: ShardPlan):
         from guiforge.lake.images import ImageReader
 
-        trajectories = ctx.lake.read_shard(shard.params["trajectories"]).to_pylist()
+        trajectories: list[dict] = []
         by_trajectory: dict[str, list[dict]] = {}
-        if shard.params["steps"]:
-            for r in ctx.lake.read_shard(shard.params["steps"], columns=_STEP_COLUMNS).to_pylist():
-                by_trajectory.setdefault(r["trajectory_id"], []).append(r)
+        for trajectories_path, steps_path in shard.params["parts"]:
+            trajectories.extend(ctx.lake.read_shard(trajectories_path).to_pylist())
+            if steps_path:
+                for r in ctx.lake.read_shard(steps_path, columns=_STEP_COLUMNS).to_pylist():
+                    by_trajectory.setdefault(r["trajectory_id"], []).append(r)
         tasks = self._tasks(ctx)
         views = [build_view(t, tasks[t["task_id"]], by_trajectory.get(t["trajectory_id"], [])) for t in trajectories]
         reader = ctx.resource("image-reader", lambda: ImageReader(ctx.lake))
         images = reader.get_many((s.image_sha256 for v in views for s in v.steps), missing_ok=True)
         differ = ctx.resource(f"{self.name}:differ", FrameDiffer)
-        for v in views:
-            v.key_frames = choose_key_frames(v, images, differ, self.config.key_frames)
+        prepared: set[str] = set()
 
-        verdicts = self._judge(ctx, self.config.model_role, views, images)
+        def prepare(v: JudgeView) -> JudgeView:
+            if v.trajectory_id not in prepared:
+                v.key_frames = choose_key_frames(v, images, differ, self.config.key_frames)
+                prepared.add(v.trajectory_id)
+            return v
+
+        verdicts = self._judge(ctx, self.config.model_role, views, images, prepare)
         if self.config.fallback_role:
             redo = [i for i, v in enumerate(verdicts) if v.success is None and not views[i].env_failure]
             if redo:
-                again = self._judge(ctx, self.config.fallback_role, [views[i] for i in redo], images)
+                again = self._judge(ctx, self.config.fallback_role, [views[i] for i in redo], images, prepare)
                 for i, v in zip(redo, again, strict=True):
                     v.flags = [*v.flags, f"fallback_after:{verdicts[i].judge_model}"]
                     verdicts[i] = v
         return self._rows(trajectories, tasks, views, verdicts)
 
-    def _judge(self, ctx, role: str, views: list[JudgeView], images: dict[str, bytes]) -> list[Verdict]:
+    def _judge(self, ctx, role: str, views: list[JudgeView], images: dict[str, bytes], prepare) -> list[Verdict]:
         model = ctx.model(role)
         if model.offline:
+            views = [prepare(v) for v in views]
             from guiforge.judge.ocr import ScreenReader
             from guiforge.judge.offline import OfflineJudge
 
@@ -117,7 +133,7 @@ class JudgeStage(Stage):
             return [judge.judge(v, text) for v in views]
 
         from guiforge.judge.model_judge import ajudge
-        from guiforge.models.loop import run as run_async
+        from guiforge.models.loop import event_loop
 
         client = ctx.client(role)
         types = {sha: media_type(data) for sha, data in images.items()}
@@ -128,10 +144,11 @@ class JudgeStage(Stage):
                                flags=["env_failure"])
             return await ajudge(client, v, {sha: images[sha] for _, sha in v.key_frames}, types)
 
-        async def every() -> list[Verdict]:
-            return list(await asyncio.gather(*(one(v) for v in views)))
-
-        return run_async(every())
+        # Each view's call goes out as soon as its key frames are chosen, so the endpoint is
+        # busy while the rest of the shard is still being prepared.
+        loop = event_loop()
+        futures = [asyncio.run_coroutine_threadsafe(one(prepare(v)), loop) for v in views]
+        return [f.result() for f in futures]
 
     def _rows(self, trajectories, tasks, views, verdicts) -> dict:
         rows = []
