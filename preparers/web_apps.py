@@ -408,7 +408,8 @@ def _trip_airport(world: World, home: str) -> dict[str, str] | None:
 
 
 def travel_state(world: World) -> dict[str, Any]:
-    home = _real_airport(world) or _airport(world.me.city)
+    # a hub the table knows (Chicago: O'Hare, not Midway), else the real airport nearest home
+    home = _airport(world.me.city) if world.me.city in AIRPORTS else _real_airport(world) or _airport(world.me.city)
     dest = _trip_airport(world, home["code"])
     if dest is None:
         city = str(_fact(world, ("trip_city", "destination", "trip_destination", "travel_city")) or _away_city(world) or "")

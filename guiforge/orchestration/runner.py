@@ -64,8 +64,8 @@ def interrupted_line(lake: Lake, pipeline: Pipeline) -> str:
     source = "" if pipeline.source.endswith("pipeline.yaml") and "/" not in pipeline.source else f" {pipeline.source}"
     return (f"interrupted by {shutdown.signal_name()}" + (f" during {during}" if during else "")
             + f"; committed shards of run {pipeline.run_id}: {done or 'none'} (nothing in flight was kept); "
-            f"resume with `guiforge run{source}" + (f" --lake {lake.uri}" if lake.uri != pipeline.config.lake else "")
-            + "`")
+            f"resume with `guiforge run{source}" + (f" --lake {lake.uri}" if lake.uri != "data/lake" else "")
+            + (f" --run-id {pipeline.config.run_id}" if pipeline.config.run_id else "") + "`")
 
 
 @contextlib.contextmanager

@@ -98,12 +98,16 @@ class WorldsStage(Stage):
         scenarios = self.scenarios()
         personas = ctx.lake.read_shard(shard.params["path"]).to_pylist()
         jobs = []
+        used = dict.fromkeys(scenarios, 0)
         for i, row in enumerate(personas):
             persona = Persona.model_validate({k: row[k] for k in Persona.model_fields if k in row})
             # only scenarios that fit the occupation (a bakery owner does not teach a class)
             names = [s.id for s in suitable_scenarios(persona, scenarios)] or list(scenarios)
             for j in range(self.config.per_persona):
-                name = names[(shard.params["offset"] + i + j * len(personas)) % len(names)]
+                # the fitting scenario this shard has used least, in rotation order: balance
+                turn = shard.params["offset"] + i + j * len(personas)
+                name = min(names, key=lambda n: (used[n], (names.index(n) - turn) % len(names)))
+                used[name] += 1
                 world_id = "wld_" + fingerprint([ctx.seed, persona.persona_id, name, j], 10)
                 jobs.append((persona, scenarios[name], world_id))
 

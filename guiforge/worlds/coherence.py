@@ -39,7 +39,7 @@ def _place(w: World) -> list[tuple[str, str]]:
     out = []
     if not places.is_real_city(w.me.city, code):
         out.append(("invented_city", f"persona {w.me.persona_id}: {w.me.city!r} is not a city of {w.me.country} (geonames)"))
-    city = places.find_city(w.me.city, code)
+    city = places.home_of(w.me)
     if w.me.timezone and city and w.me.timezone != city.timezone:
         out.append(("timezone", f"persona {w.me.persona_id}: time zone {w.me.timezone} is not {city.name}'s ({city.timezone})"))
     langs = places.country_languages(code)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from guiforge.worlds.formats import company_domain, slug
 from guiforge.worlds.model import Persona
-from guiforge.worlds.places import City, cities, country_code, country_table
+from guiforge.worlds.places import City, country_code, country_table, towns
 from guiforge.worlds.runtime import shared_faker, stable_hash
 from guiforge.worlds.seeds import OccupationGroup, PersonaSeeds, load_persona_seeds
 
@@ -70,7 +70,7 @@ def build_persona(seed: int, index: int, seeds: PersonaSeeds) -> Persona:
 def home_city(rng: random.Random, code: str) -> City | None:
     """A real city of the country, drawn with weight sqrt(population) so that capitals are
     common but towns appear too; US cities only in states whose sales tax the table lists."""
-    pool = list(cities(code))
+    pool = list(towns(code))
     if code == "US":
         states = country_table().us_states
         pool = [c for c in pool if c.admin1 in states]

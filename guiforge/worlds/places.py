@@ -141,11 +141,27 @@ def cities(code: str) -> tuple[City, ...]:
         return _cities().get(code, ())
 
 
-def find_city(name: str, code: str = "") -> City | None:
-    """The largest city of that name (in that country, if given)."""
+@cache
+def towns(code: str) -> tuple[City, ...]:
+    """Cities of a country that are places of their own, not districts: geonames lists
+    Friedrichshain and Southall as cities; anything within 12 km of a city three times its
+    size is taken for a part of it."""
+    pool = cities(code)
+    out = []
+    for c in pool:
+        big = (o for o in pool if o.population >= 3 * c.population)
+        if not any(km(c.lat, c.lon, o.lat, o.lon) < 12 for o in big):
+            out.append(c)
+    return tuple(out)
+
+
+def find_city(name: str, code: str = "", region: str = "") -> City | None:
+    """The largest city of that name (in that country and region, if given: there is a
+    Westminster in London, in Colorado and in California)."""
     low = name.strip().lower()
     pool = cities(code) if code else [c for cs in _all_cities() for c in cs]
-    return next((c for c in pool if c.name.lower() == low), None)
+    named = [c for c in pool if c.name.lower() == low]
+    return next((c for c in named if c.admin1 == region), None) if region else (named[0] if named else None)
 
 
 def _all_cities() -> list[tuple[City, ...]]:
@@ -267,7 +283,9 @@ def destinations(home: City, currency: str) -> list[dict]:
 def home_of(persona) -> City | None:
     """The persona's city as geonames knows it (None for an invented or unknown one)."""
     code = persona.country_code or country_code(persona.country)
-    return find_city(persona.city, code) if code else None
+    if not code:
+        return None
+    return find_city(persona.city, code, persona.region) or find_city(persona.city, code)
 
 
 def place_context(persona, currency: str) -> dict:

@@ -83,7 +83,7 @@ def test_personas_live_in_real_cities_with_their_time_zone():
     people = build_personas(40, seed=3)
     for p in people:
         assert places.is_real_city(p.city, p.country_code), p.city
-        city = places.find_city(p.city, p.country_code)
+        city = places.find_city(p.city, p.country_code, p.region)
         assert city is not None and city.timezone == p.timezone
         assert p.language in places.country_languages(p.country_code)
 

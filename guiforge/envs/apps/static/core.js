@@ -317,7 +317,7 @@ const GF = (() => {
     return h("label", { class: "search" },
       h("span", { class: "search-icon", html: ICONS.search, "aria-hidden": "true" }),
       h("input", { id, type: "search", placeholder, "aria-label": placeholder, value: obj[key] || "",
-        autocomplete: "off",
+        autocomplete: "off", onContextmenu: selectAll,
         onInput: (e) => { obj[key] = e.target.value; if (onChange) onChange(); else render(); } }));
   }
 
