@@ -27,7 +27,7 @@ def config(judges: dict | None = None, models: dict | None = None) -> dict:
         "models": {"world_builder": {"provider": "offline"}, "teacher": {"provider": "offline"},
                    "judge": {"provider": "offline"}, **(models or {})},
         "stages": {
-            "personas": {"count": 4, "shard_size": 2}, "worlds": {}, "skills": {"include": [CARD]},
+            "personas": {"count": 8, "shard_size": 4}, "worlds": {}, "skills": {"include": [CARD]},
             "task_candidates": {"per_world": 2}, "task_gates": {"package_gate": False},
             "rollouts": {"samples": 6, "tasks": 4, "tasks_per_shard": 2, "concurrency": 2,
                          "phone_screenshots": "css", "noise": {"wrong_value": 0.3, "early_stop": 0.05}},

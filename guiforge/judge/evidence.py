@@ -16,7 +16,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-# Action fields a judge sees; ``status`` (the agent's own verdict on itself) is never among them.
+# Action fields a judge sees. ``status`` is the agent's own verdict on itself and is left out,
+# but for "infeasible": reporting that a task cannot be done is the agent's answer, a fact of
+# the trace a judge weighs against the screens (as it weighs an ``answer``), not a claim of success.
 _SHOWN_FIELDS = ("x", "y", "x2", "y2", "text", "keys", "direction", "amount", "button", "app", "answer")
 
 
@@ -83,6 +85,8 @@ def step_fact(row: dict[str, Any]) -> StepFact:
     action = row.get("action")
     shown = None if action is None else {"type": action["type"], **{k: action.get(k) for k in _SHOWN_FIELDS
                                                                     if action.get(k) is not None}}
+    if shown is not None and action.get("status") == "infeasible":
+        shown["status"] = "infeasible"
     return StepFact(int(row["step_index"]), shown, _target_label(row.get("target_json")), row.get("feedback") or "",
                     row.get("error"), row.get("image_sha256"))
 

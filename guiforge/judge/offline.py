@@ -30,7 +30,8 @@ _NUMBER = re.compile(r"(?<![\d.,])\d(?:[\d,.:/-]*\d)?(?!\d)")
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 # A date names which item to act on; how a screen writes it varies too much to require it.
-_DATE = re.compile(rf"(?i)\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:,?\s+\d{{4}})?|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?"
+# a day is one or two digits not followed by a third: "January 2024" is a month and a year
+_DATE = re.compile(rf"(?i)\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:,?\s+\d{{4}})?|\b{_MONTH}\s+\d{{1,2}}(?!\d)(?:st|nd|rd|th)?"
                    rf"(?:,?\s+\d{{4}})?|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:19|20)\d{{2}}\b")
 
 
@@ -190,7 +191,13 @@ class OfflineJudge:
         if any(s.image_sha256 for s in steps) and not steps[-1].image_sha256:
             flag("no_final_state", 0.5, "no screenshot of the final state")
 
-        if last is not None and last.action is not None and not _finished(view):
+        infeasible = last is not None and last.action is not None and last.action.get("status") == "infeasible"
+        if infeasible:  # the agent's answer is "this cannot be done": wrong if what was asked is in view
+            seen = [v for v in expected_values(view.instruction) if screens.has(v)]
+            if seen:
+                flag("infeasible_but_seen", 0.6, f"reported infeasible, yet the screens show {seen[:3]}",
+                     [last.index])
+        elif last is not None and last.action is not None and not _finished(view):
             flag("unfinished", 0.5, "no action that commits the change (send, save, submit, confirm...) "
                  "and no answer before the end", [last.index])
 
@@ -211,9 +218,10 @@ class OfflineJudge:
                  "were not retried", missed)
 
         # Names and phrases may be anywhere the agent looked; values must be typed or end on screen.
+        fed = Text.of(*(s.feedback for s in steps))  # what the environment answered (a tool's output)
         missing = [v for v in expected_values(view.instruction)
-                   if not ((made + final).has(v) or (not _NUMBER.fullmatch(v) and screens.has(v)))]
-        if missing:
+                   if not ((made + final + fed).has(v) or (not _NUMBER.fullmatch(v) and screens.has(v)))]
+        if missing and not infeasible:
             flag("value_missing", 0.45 * min(len(missing), 2),
                  f"asked-for value(s) not typed, answered or on the final screen: {missing[:4]}")
 
