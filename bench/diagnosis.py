@@ -1,7 +1,7 @@
 """Does the diagnoser find the weaknesses planted in the teacher, and only those?
 
     python bench/diagnosis.py [--personas 8] [--tasks 28] [--samples 6] [--seed 5]
-                              [--weak-app bank] [--small-targets 0] [--lake DIR]
+                              [--weak-app mail] [--small-targets 0] [--lake DIR]
 
 Runs the loop offline on a fresh lake: personas -> worlds -> tasks -> gates -> rollouts by
 the scripted teacher with a quiet noise everywhere plus three planted weaknesses
@@ -91,7 +91,7 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=6)
     ap.add_argument("--round-tasks", type=int, default=12, help="round-1 candidates")
     ap.add_argument("--seed", type=int, default=5)
-    ap.add_argument("--weak-app", default="bank")
+    ap.add_argument("--weak-app", default="mail")
     ap.add_argument("--small-targets", type=float, default=0.0,
                     help="also plant misclicks on targets under 24 px at this rate (rare in the shipped apps)")
     ap.add_argument("--lake", default=None, help="lake directory (default: a temporary one)")

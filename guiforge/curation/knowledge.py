@@ -64,23 +64,28 @@ def _z(f1: int, n1: int, f2: int, n2: int) -> float:
     return (f1 / n1 - f2 / n2) / se
 
 
-def rates(samples: list[SampleFacts]) -> dict[str, dict[str, dict]]:
-    """dimension -> group -> {n, failures, rate}: the table a researcher reads first."""
-    out: dict[str, dict[str, dict]] = {}
-    n, f = Counter(), Counter()
+def counts(samples: list[SampleFacts], explained: set[str] = frozenset()) -> tuple[Counter, Counter, Counter, Counter]:
+    """(samples, failed samples) per sample group and (actions, departures) per action
+    group; actions and departures in an ``explained`` group are left out."""
+    n, f, an, af = Counter(), Counter(), Counter(), Counter()
     for s in samples:
         for g in s.groups:
             n[g] += 1
             f[g] += s.failed
-    an, af = Counter(), Counter()
-    for s in samples:
         for groups in s.step_groups:
-            for g in groups:
-                an[g] += 1
-        for g in s.departure_groups:
-            af[g] += 1
-    for counts, fails, unit in ((n, f, "samples"), (an, af, "actions")):
-        for g, total in counts.items():
+            if not groups & explained:
+                an.update(groups)
+        if not s.departure_groups & explained:
+            af.update(s.departure_groups)
+    return n, f, an, af
+
+
+def rates(samples: list[SampleFacts]) -> dict[str, dict[str, dict]]:
+    """dimension -> group -> {n, failures, rate}: the table a researcher reads first."""
+    out: dict[str, dict[str, dict]] = {}
+    n, f, an, af = counts(samples)
+    for totals, fails, unit in ((n, f, "samples"), (an, af, "actions")):
+        for g, total in totals.items():
             dim = g.split(":", 1)[0]
             out.setdefault(dim, {})[g] = {"unit": unit, "n": total, "failures": fails[g],
                                           "rate": round(fails[g] / total, 4)}
@@ -106,21 +111,7 @@ def standouts(samples: list[SampleFacts], th: Thresholds = Thresholds()) -> list
         best: Standout | None = None
         live = list(active.values())
         total_n, total_f = len(live), sum(s.failed for s in live)
-        n, f = Counter(), Counter()
-        for s in live:
-            for g in s.groups:
-                n[g] += 1
-                f[g] += s.failed
-        an, af = Counter(), Counter()
-        for s in live:
-            for groups in s.step_groups:
-                if groups & explained_actions:
-                    continue
-                for g in groups:
-                    an[g] += 1
-            if not s.departure_groups & explained_actions:
-                for g in s.departure_groups:
-                    af[g] += 1
+        n, f, an, af = counts(live, explained_actions)
         total_an = sum(1 for s in live for groups in s.step_groups if not groups & explained_actions)
         total_af = sum(1 for s in live if s.departure_groups and not s.departure_groups & explained_actions)
         done = {x.key for x in found}
