@@ -82,6 +82,23 @@ def run(
                   console=console, transient=False) as progress:
         run_pipeline(pipeline, executor=executor, reporter=ProgressReporter(progress), fresh=fresh, verbose=verbose)
     _print_stats(pipeline.config.lake, pipeline.run_id)
+    _print_outputs(pipeline)
+
+
+def _print_outputs(pipeline) -> None:
+    """Where the run's datasets and report are: what a user opens next."""
+    from guiforge.lake.store import Lake
+    from guiforge.report.artifacts import report_location
+
+    lake = Lake(pipeline.config.lake)
+    kinds: dict[tuple[str, str], list[str]] = {}
+    for r in lake.read_table("exports", pipeline.run_id, columns=["kind", "format", "path"]).to_pylist():
+        kinds.setdefault((r["format"], r["path"]), []).append(r["kind"])
+    for (fmt, path), names in kinds.items():
+        out.print(f"export {fmt} ({', '.join(names)}): {path}", highlight=False, soft_wrap=True)
+    report = report_location(lake, pipeline.run_id)
+    if lake.exists(lake.path("_reports", f"{pipeline.run_id}.html")):
+        out.print(f"report: {report}", highlight=False, soft_wrap=True)
 
 
 @app.command()

@@ -38,6 +38,10 @@ def run_pipeline(
                 from guiforge.orchestration.engine import run_local
 
                 summaries = run_local(RunContext(pipeline, lake), reporter=reporter)
+                if not shutdown.requested():
+                    from guiforge.report.artifacts import publish_report
+
+                    publish_report(lake, pipeline.run_id)  # on Prefect, the parent flow writes it
             else:
                 summaries = _run_prefect(pipeline, reporter, verbose)
         except Exception:
