@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from guiforge.envs.actions import Action
+from guiforge.teacher.desktop_mouse import DesktopMouse
 
 WORKDIR = "/workspace"  # the workspace as LibreOffice and the terminal see it
 MENU_BAR = (600, 12)  # grid point on the empty right end of every LibreOffice menu bar
@@ -51,8 +52,13 @@ def _autocompletes(value: str) -> bool:
     return not (value.startswith("=") or _NUMBER.match(value.strip()))
 
 
-class DesktopSteps:
-    """Desktop verbs for the reference program (a mixin: ``self.variant`` is set)."""
+class DesktopSteps(DesktopMouse):
+    """Desktop verbs for the reference program (a mixin: ``self.variant`` is set). A task
+    whose presentation says ``style: mouse`` (the observation carries it) gets the mouse
+    recipe of a verb where there is one (guiforge.teacher.desktop_mouse)."""
+
+    def _by_mouse(self, verb: str) -> bool:
+        return self.obs.debug.get("style") == "mouse" and hasattr(self, f"_mouse_{verb}")
 
     def _desktop_cell(self, step: dict[str, Any]) -> Steps:
         """``{do: cell, ref: B9}`` goes to a cell (or selects a range, ``ref: A2:D7``);
@@ -80,6 +86,9 @@ class DesktopSteps:
     def _desktop_sort(self, step: dict[str, Any]) -> Steps:
         """``{do: sort, range: A2:D7, column: 3, descending: true}``: select the range and sort
         its rows by its ``column``-th column (0-based) with Data > Sort."""
+        if self._by_mouse("sort"):
+            yield from self._mouse_sort(step)
+            return
         rng, column = str(step["range"]), int(step.get("column", 0))
         descending = bool(step.get("descending", False))
         yield from self._desktop_cell({"ref": rng, "thought": f"I'll select the rows {rng} through the Name Box."})
@@ -93,6 +102,9 @@ class DesktopSteps:
         yield _key("enter"), "I'll sort."
 
     def _desktop_save(self, step: dict[str, Any]) -> Steps:
+        if self._by_mouse("save"):
+            yield from self._mouse_save(step)
+            return
         yield _key("ctrl", "s"), "I'll save the file."
         yield Action(type="wait", amount=1), "I'll wait for the format question."
         yield _key("enter"), "I'll keep the file's current format."
@@ -106,9 +118,18 @@ class DesktopSteps:
 
     def _desktop_replace_all(self, step: dict[str, Any]) -> Steps:
         """``{do: replace_all, find, replace}``: Writer's Find & Replace, Replace All."""
+        if self._by_mouse("replace_all"):
+            yield from self._mouse_replace_all(step)
+            return
         old, new = str(step["find"]), str(step["replace"])
         yield _key("ctrl", "h"), "I'll open Find & Replace."
         yield _type(old), f"I'll search for {old[:60]!r}."
+        yield from self._replace_rest(new)
+
+    def _replace_rest(self, new: str) -> Steps:
+        """The Find & Replace dialog after its Find text: the replacement, Replace All, close.
+        Its buttons sit in frames OCR does not read, so these are its access keys in either
+        style."""
         yield _key("alt", "p"), "Now the replacement."
         yield _type(new), f"I'll replace it with {new[:60]!r}."
         yield _key("alt", "l"), "I'll replace every occurrence."
@@ -137,11 +158,20 @@ class DesktopSteps:
 
     def _desktop_close(self, step: dict[str, Any]) -> Steps:
         """Close the document in front and give the keyboard back to the one behind it."""
+        if self._by_mouse("close"):
+            yield from self._mouse_close(step)
+            return
         yield _key("ctrl", "w"), "I have what I need; I'll close this document."
         yield Action(type="wait", amount=1), "I'll let it close."
+        yield from self._desktop_focus_back()
+
+    def _desktop_focus_back(self) -> Steps:
         x, y = MENU_BAR
         yield Action(type="click", x=x, y=y), "I'll click the other window to work in it again."
 
     def _desktop_outline(self, step: dict[str, Any]) -> Steps:
+        if self._by_mouse("outline"):
+            yield from self._mouse_outline(step)
+            return
         yield _key("alt", "v"), "I'll open the View menu."
         yield _key("o"), "The Outline view lets me edit every slide's text directly."
