@@ -21,7 +21,8 @@ from guiforge.envs.actions import Action, to_grid
 from guiforge.teacher.grounding import GroundingError
 
 MENU_BAR_H = 24  # px: LibreOffice's menu bar, the same in every look and screen size
-MENU_W = 480  # px: wide enough for any menu of Calc, Writer and Impress
+MENU_W = 320  # px: a menu's items (its shortcuts column may be cut: the labels are what count)
+MENU_H = 560  # px: down to the last item of the longest menu a recipe uses
 BUTTON_ROW_H = 56  # px: a message dialog's button row, from its bottom edge
 
 Steps = Iterator[tuple[Action, str]]
@@ -68,7 +69,7 @@ class DesktopMouse:
         yield from self._click_at(title, menu, f"{why} It is in the {menu} menu, so I'll click “{menu}” in the menu bar.")
         screen = _screen(self.obs)
         x = max(0, title.box[0] - 12)
-        found = screen.find(item, (x, MENU_BAR_H - 6, MENU_W, screen.height - MENU_BAR_H))
+        found = screen.find(item, (x, MENU_BAR_H - 6, MENU_W, min(MENU_H, screen.height - MENU_BAR_H)))
         if found is None:
             raise MouseError(f"the {menu} menu has no {item!r}")
         yield from self._click_at(found, item, f"The {menu} menu is open; I'll click “{found.text}”.")

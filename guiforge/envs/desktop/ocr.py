@@ -23,6 +23,7 @@ from typing import Any
 from PIL import Image
 
 SCALE = 3  # upscale factor before OCR (menu text is ~9 px high)
+RETRY_SCALES = (SCALE, 2.0, 4.0)
 PAD = 20  # white margin (scaled px) around a button row: tesseract's line mode wants one
 MIN_CONFIDENCE = 40.0
 _CACHE: OrderedDict[str, list[TextLine]] = OrderedDict()
@@ -114,13 +115,15 @@ class ScreenText:
         self._bgra = bgra
         self._image: Image.Image | None = None
         self.reads = 0  # OCR runs this frame needed (cache misses)
+        self.seen: list[TextLine] = []  # every line read so far (for thoughts: no new OCR)
 
     def image(self) -> Image.Image:
         if self._image is None:
             self._image = Image.frombytes("RGB", (self.width, self.height), self._bgra, "raw", "BGRX").convert("L")
         return self._image
 
-    def lines(self, region: tuple[int, int, int, int] | None = None, row: bool = False) -> list[TextLine]:
+    def lines(self, region: tuple[int, int, int, int] | None = None, row: bool = False,
+              scale: float = SCALE) -> list[TextLine]:
         """Text lines inside ``region`` (x, y, width, height in pixels; the whole screen if None).
         ``row``: the region is one row of framed buttons (read as a single line: tesseract's
         sparse mode skips text inside frames)."""
@@ -130,12 +133,12 @@ class ScreenText:
         if w <= 0 or h <= 0:
             return []
         crop = self.image().crop((x, y, x + w, y + h))
-        key = hashlib.sha1(crop.tobytes() + f"{w}x{h}:{row}".encode()).hexdigest()
+        key = hashlib.sha1(crop.tobytes() + f"{w}x{h}:{row}:{scale}".encode()).hexdigest()
         cached = _CACHE.get(key)
         if cached is not None:
             _CACHE.move_to_end(key)
-            return [TextLine(line.text, (line.box[0] + x, line.box[1] + y, *line.box[2:])) for line in cached]
-        big = crop.resize((round(w * SCALE), round(h * SCALE)), Image.LANCZOS)
+            return self._placed(cached, x, y)
+        big = crop.resize((round(w * scale), round(h * scale)), Image.LANCZOS)
         pad = PAD if row else 0
         if pad:
             framed = Image.new("L", (big.width + 2 * pad, big.height + 2 * pad), 255)
@@ -144,18 +147,40 @@ class ScreenText:
         out = io.BytesIO()
         big.save(out, format="PNG", compress_level=1)
         self.reads += 1
-        found = _lines(_tesseract(out.getvalue(), "7" if row else "11"), -pad, -pad, SCALE)  # relative to the crop
+        found = _lines(_tesseract(out.getvalue(), "7" if row else "11"), -pad, -pad, scale)  # relative to the crop
         _CACHE[key] = found
         if len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
-        return [TextLine(line.text, (line.box[0] + x, line.box[1] + y, *line.box[2:])) for line in found]
+        return self._placed(found, x, y)
+
+    def _placed(self, lines: list[TextLine], x: int, y: int) -> list[TextLine]:
+        placed = [TextLine(line.text, (line.box[0] + x, line.box[1] + y, *line.box[2:])) for line in lines]
+        self.seen.extend(placed)
+        return placed
+
+    def text_at(self, px: int, py: int, slack: int = 4) -> str | None:
+        """The text of a line already read that holds the point (pixels), or None."""
+        for line in self.seen:
+            x, y, w, h = line.box
+            if x - slack <= px <= x + w + slack and y - slack <= py <= y + h + slack:
+                return line.text
+        return None
 
     def find(self, label: str, region: tuple[int, int, int, int] | None = None,
              exclude: str | None = None, row: bool = False) -> TextLine | None:
         """The line that reads ``label`` (exactly, else one starting with it, else containing
         it as whole words), top-most first; ``exclude`` drops lines containing that word."""
-        want = normalise(label)
-        lines = [ln for ln in self.lines(region, row) if not (exclude and normalise(exclude) in normalise(ln.text))]
+        # tesseract's reading of small UI text shifts with the crop and the scale: a second
+        # scale catches most of what the first one garbles
+        for scale in RETRY_SCALES:
+            hit = self._match(normalise(label), self.lines(region, row, scale), exclude)
+            if hit is not None:
+                return hit
+        return None
+
+    @staticmethod
+    def _match(want: str, lines: list[TextLine], exclude: str | None) -> TextLine | None:
+        lines = [ln for ln in lines if not (exclude and normalise(exclude) in normalise(ln.text))]
         lines.sort(key=lambda ln: (ln.box[1], ln.box[0]))
         for test in (lambda t: t == want, lambda t: t.startswith(want + " "),
                      lambda t: f" {want} " in f" {t} "):
