@@ -25,7 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cards", nargs="*", default=["calc.sort_rows", "writer.replace_name"],
                         help="card ids (app.skill) to gate")
-    parser.add_argument("--looks", choices=["one", "all"], default="one")
+    parser.add_argument("--looks", choices=["one", "rotate", "all"], default="one",
+                        help="one: the first look for every card; rotate: card i gets look i mod 3; all: every look")
     parser.add_argument("--worlds", type=int, default=6)
     args = parser.parse_args(argv)
 
@@ -39,19 +40,21 @@ def main(argv: list[str] | None = None) -> int:
 
     cards = load_selected(ROOT / "skills", args.cards)
     worlds = sample_worlds(args.worlds)
-    looks = LOOKS if args.looks == "all" else LOOKS[:1]
+    def looks_for(i: int) -> list:
+        return LOOKS if args.looks == "all" else [LOOKS[i % 3]] if args.looks == "rotate" else LOOKS[:1]
     manager = EnvManager(default_factories(), max_instances=1)
     seconds: dict[str, list[float]] = {"keyboard": [], "mouse": []}
     actions: dict[str, list[int]] = {"keyboard": [], "mouse": []}
     failures = 0
+    failed: list[str] = []
     try:
-        for card in cards:
+        for i, card in enumerate(cards):
             instance = next(((c, w) for w in worlds for c in instantiate(card, w, 1) if c.variant != "terminal"), None)
             if instance is None:
                 print(f"{card.id}: binds on none of {len(worlds)} worlds", file=sys.stderr)
                 continue
             c, world = instance
-            for theme, size in looks:
+            for theme, size in looks_for(i):
                 for style in ("keyboard", "mouse"):
                     c.presentation = {"theme": theme_named(theme).model_dump(), "viewport": list(size), "style": style}
                     row = candidate_row(c)
@@ -67,12 +70,15 @@ def main(argv: list[str] | None = None) -> int:
                         actions[style].append(verdict.details["actions"])
                     else:
                         failures += 1
+                        failed.append(f"{card.id} {theme} {style}: {verdict.reason[:200]}")
     finally:
         manager.close()
     figures = {f"{style}_gate_s_median": round(statistics.median(v), 2) for style, v in seconds.items() if v}
     figures.update({f"{style}_actions_mean": round(statistics.mean(v), 1) for style, v in actions.items() if v})
     figures["gates"] = sum(len(v) for v in seconds.values()) + failures
     figures["failures"] = failures
+    for line in failed:
+        print("FAILED", line, file=sys.stderr)
     ratios = {}
     if seconds["keyboard"] and seconds["mouse"]:
         ratios["mouse_over_keyboard_gate_s"] = round(statistics.median(seconds["mouse"]) /

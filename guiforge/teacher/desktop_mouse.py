@@ -23,6 +23,7 @@ from guiforge.teacher.grounding import GroundingError
 MENU_BAR_H = 24  # px: LibreOffice's menu bar, the same in every look and screen size
 MENU_W = 320  # px: a menu's items (its shortcuts column may be cut: the labels are what count)
 MENU_H = 560  # px: down to the last item of the longest menu a recipe uses
+PAINT_TRIES = 4
 BUTTON_ROW_H = 56  # px: a message dialog's button row, from its bottom edge
 
 Steps = Iterator[tuple[Action, str]]
@@ -62,9 +63,13 @@ class DesktopMouse:
 
     def _menu(self, menu: str, item: str, why: str) -> Steps:
         """Open ``menu`` in the menu bar, then click its ``item`` ("Sort...")."""
-        screen = _screen(self.obs)
-        title = screen.find(menu, (0, 0, screen.width, MENU_BAR_H))
-        if title is None:
+        for _ in range(PAINT_TRIES):  # a window just opened may not have drawn its menu bar yet
+            screen = _screen(self.obs)
+            title = screen.find(menu, (0, 0, screen.width, MENU_BAR_H))
+            if title is not None:
+                break
+            yield Action(type="wait", amount=1), "LibreOffice is still drawing its window; I'll wait for the menu bar.", True
+        else:
             raise MouseError(f"no {menu!r} in the menu bar")
         yield from self._click_at(title, menu, f"{why} It is in the {menu} menu, so I'll click “{menu}” in the menu bar.")
         screen = _screen(self.obs)
@@ -115,6 +120,10 @@ class DesktopMouse:
                                                            "so I'll click “Descending” for the first key.")
         yield Action(type="key", keys=["enter"]), "The sort key is set; OK is the dialog's default button, so I'll press Enter to sort."
 
+    def _mouse_open(self, step: dict[str, Any]) -> Steps:
+        name = str(step["file"])
+        yield from self._menu("File", "Open...", f"The task needs {name} as well.")
+
     def _mouse_outline(self, step: dict[str, Any]) -> Steps:
         yield from self._menu("View", "Outline", "Editing every slide's text is easiest in the Outline view.")
 
@@ -125,6 +134,12 @@ class DesktopMouse:
 
     def _mouse_replace_all(self, step: dict[str, Any]) -> Steps:
         old, new = str(step["find"]), str(step["replace"])
-        yield from self._menu("Edit", "Find & Replace...", f"Every {old!r} has to become {new!r}.")
-        yield Action(type="type", text=old), f"The Find & Replace dialog is open with the cursor in Find; I'll type {old[:60]!r}."
-        yield from self._replace_rest(new)
+        yield from self._menu("Edit", "Find and Replace...", f"Every {old!r} has to become {new!r}.")
+        yield Action(type="type", text=old), f"The Find and Replace dialog is open with the cursor in Find; I'll type {old[:60]!r}."
+        yield from self._replace_rest(new, close=False)
+        box = dialog(self.obs, "Find and Replace")
+        found = _screen(self.obs).find("Close", tuple(box["box"])) if box else None
+        if found is None:
+            yield Action(type="key", keys=["escape"]), "Everything is replaced; Escape closes the dialog."
+            return
+        yield from self._click_at(found, "Close", "Everything is replaced; I'll click “Close” to get back to the document.")

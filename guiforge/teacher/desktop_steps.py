@@ -126,20 +126,28 @@ class DesktopSteps(DesktopMouse):
         yield _type(old), f"I'll search for {old[:60]!r}."
         yield from self._replace_rest(new)
 
-    def _replace_rest(self, new: str) -> Steps:
+    def _replace_rest(self, new: str, close: bool = True) -> Steps:
         """The Find & Replace dialog after its Find text: the replacement, Replace All, close.
         Its buttons sit in frames OCR does not read, so these are its access keys in either
         style."""
         yield _key("alt", "p"), "Now the replacement."
         yield _type(new), f"I'll replace it with {new[:60]!r}."
         yield _key("alt", "l"), "I'll replace every occurrence."
-        yield _key("escape"), "I'll close the dialog."
+        if close:
+            yield _key("escape"), "I'll close the dialog."
 
     def _desktop_open(self, step: dict[str, Any]) -> Steps:
         """``{do: open, file}``: open a workspace file in LibreOffice (a new window, or the
         empty one the app started with); a CSV's Text Import dialog is accepted as it is."""
         name = str(step["file"])
-        yield _key("ctrl", "o"), step.get("thought") or f"I'll open {name}."
+        if self._by_mouse("open"):
+            yield from self._mouse_open(step)
+        else:
+            yield _key("ctrl", "o"), step.get("thought") or f"I'll open {name}."
+        yield from self._open_dialog(name)
+
+    def _open_dialog(self, name: str) -> Steps:
+        """The Open dialog, once it is up: the path typed into its name box, then Enter."""
         # the dialog completes a name as it is typed at the end of the box, taking the letter
         # case of the first file that starts alike (INV-1.docx after income.xlsx becomes
         # inV-1.docx): type the path in front of a placeholder, then delete the placeholder

@@ -53,7 +53,7 @@ class TextLine:
 def normalise(text: str) -> str:
     """Words only, case-folded: "Sort..." and "sort" compare equal, "Use Excel 2007-365!" keeps
     its words."""
-    return " ".join(_PUNCT.sub(" ", text.casefold()).split())
+    return " ".join(_PUNCT.sub(" ", text.casefold().replace("&", " and ")).split())
 
 
 def _tesseract(png: bytes, psm: str = "11") -> str:
