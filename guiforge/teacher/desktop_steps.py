@@ -1,7 +1,11 @@
-"""Reference steps on the desktop: LibreOffice driven by keyboard alone.
+"""Reference steps on the desktop: LibreOffice's keyboard recipes, and the choice between
+them and the mouse recipes of :mod:`guiforge.teacher.desktop_mouse`.
 
-The desktop reports no element geometry (``Observation.debug`` has none), so each verb is a
-short keyboard recipe measured to work in LibreOffice 7.4 under xdotool with no window
+A task's presentation draws ``style: mouse|keyboard`` (seeded, recorded in
+``tasks.presentation_json``; the desktop observation carries it as ``debug["style"]``). A
+mouse task opens menus and presses dialog buttons by clicking the text OCR finds; a
+keyboard task (and any verb with no mouse recipe: cell, find, typing) uses the short
+keyboard recipes here, measured to work in LibreOffice 7.4 under xdotool with no window
 manager. What they rely on:
 
 - Calc's Name Box (Ctrl+Shift+F5, then Ctrl+A: the box keeps its old text) jumps to a cell

@@ -51,12 +51,15 @@ def dialog_title(obs: Observation) -> str | None:
     return None
 
 
-def _clicked_text(action: Action, obs: Observation) -> str | None:
+MENU_BAR_H = 24  # px (guiforge.teacher.desktop_mouse)
+
+
+def _clicked(action: Action, obs: Observation):
     screen = obs.debug.get("screen")
     if screen is None or action.x is None or not obs.width:
         return None
     px, py = to_pixels(action.x, action.y, obs.width, obs.height)
-    return screen.text_at(px, py)
+    return screen.line_at(px, py)
 
 
 def desktop_intent(action: Action, obs: Observation, step: dict[str, Any], rng: random.Random,
@@ -67,15 +70,19 @@ def desktop_intent(action: Action, obs: Observation, step: dict[str, Any], rng: 
     dialog = dialog_title(obs)
     where = f"The “{dialog}” dialog is open" if dialog else "The document has the focus"
     if action.type == "click":
-        text = _clicked_text(action, obs)
+        line = _clicked(action, obs)
+        text = line.text if line else None
         if text is None:
             return rng.choice([f"{where}; I'll click the document's window so my keys go there, then {goal}.",
                                f"{where}, but my keys would go elsewhere; a click on the window brings them back so I can {goal}."])
         if dialog:
             return rng.choice([f"{where}, and “{text}” is the button I need; I'll click it to {goal}.",
                                f"In the “{dialog}” dialog I'll click “{text}”, which is the way to {goal}."])
-        return rng.choice([f"To {goal}, I'll click “{text}”; it is right there on screen.",
-                           f"“{text}” is what I need to {goal}, so I'll click it now."])
+        if line.box[1] < MENU_BAR_H:
+            return rng.choice([f"{where}. To {goal} I need the {text} menu, so I'll click “{text}” in the menu bar.",
+                               f"The menu bar is at the top; what I need to {goal} is under “{text}”, so I'll click it."])
+        return rng.choice([f"The menu is open and “{text}” is in it; I'll click it to {goal}.",
+                           f"I can see “{text}” in the open menu, which is how I {goal}, so I'll click it."])
     if action.type in ("key", "hotkey"):
         keys = "+".join(k.lower() for k in action.keys or [])
         does = SHORTCUTS.get(keys)

@@ -242,21 +242,22 @@ class DesktopEnv(Environment):
 
     def _windows(self) -> list[dict[str, Any]]:
         """Visible LibreOffice windows, bottom to top: title and box (x, y, w, h) in pixels;
-        the last is a dialog when one is open."""
+        the last is a dialog when one is open. One xdotool run: names, then geometries."""
         assert self.x is not None
-        ids = [w for w in self.x.visible_windows(".") if w not in self._ignored_windows]
+        done = self.x.xdotool("search", "--onlyvisible", "--name", ".", "getwindowname", "%@",
+                              "getwindowgeometry", "--shell", "%@", timeout_s=10)
+        lines = done.stdout.splitlines()
+        geometry = [i for i, line in enumerate(lines) if line.startswith("WINDOW=")]
+        names = lines[:geometry[0]] if geometry else []
         out = []
-        for window in ids:
-            done = self.x.xdotool("getwindowname", str(window), "getwindowgeometry", "--shell", str(window),
-                                  timeout_s=10)
-            lines = done.stdout.splitlines()
-            geo = dict(line.split("=", 1) for line in lines[1:] if "=" in line)
+        for name, start in zip(names, geometry, strict=False):
+            geo = dict(line.split("=", 1) for line in lines[start:start + 6] if "=" in line)
             try:
-                box = [int(geo[k]) for k in ("X", "Y", "WIDTH", "HEIGHT")]
+                window, box = int(geo["WINDOW"]), [int(geo[k]) for k in ("X", "Y", "WIDTH", "HEIGHT")]
             except (KeyError, ValueError):
                 continue
-            if box[2] > 1 and box[3] > 1:
-                out.append({"title": lines[0] if lines else "", "box": box})
+            if window not in self._ignored_windows and box[2] > 1 and box[3] > 1:
+                out.append({"title": name, "box": box})
         return out
 
     def step(self, action: Action) -> StepResult:

@@ -158,13 +158,17 @@ class ScreenText:
         self.seen.extend(placed)
         return placed
 
-    def text_at(self, px: int, py: int, slack: int = 4) -> str | None:
-        """The text of a line already read that holds the point (pixels), or None."""
+    def line_at(self, px: int, py: int, slack: int = 4) -> TextLine | None:
+        """A line already read that holds the point (pixels), or None."""
         for line in self.seen:
             x, y, w, h = line.box
             if x - slack <= px <= x + w + slack and y - slack <= py <= y + h + slack:
-                return line.text
+                return line
         return None
+
+    def text_at(self, px: int, py: int, slack: int = 4) -> str | None:
+        line = self.line_at(px, py, slack)
+        return line.text if line else None
 
     def find(self, label: str, region: tuple[int, int, int, int] | None = None,
              exclude: str | None = None, row: bool = False) -> TextLine | None:
