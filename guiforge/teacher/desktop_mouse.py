@@ -21,7 +21,10 @@ from guiforge.envs.actions import Action, to_grid
 from guiforge.teacher.grounding import GroundingError
 
 MENU_BAR_H = 24  # px: LibreOffice's menu bar, the same in every look and screen size
-MENU_W = 320  # px: a menu's items (its shortcuts column may be cut: the labels are what count)
+MENU_W = 260  # px: a menu's items (its shortcuts column may be cut: the labels are what count)
+# px: item labels start this far right of their menu's title; the icon column to their left
+# makes tesseract drop whole lines, so it stays out of the crop
+ITEM_INDENT = 22
 MENU_H = 560  # px: down to the last item of the longest menu a recipe uses
 PAINT_TRIES = 4
 BUTTON_ROW_H = 56  # px: a message dialog's button row, from its bottom edge
@@ -73,8 +76,13 @@ class DesktopMouse:
             raise MouseError(f"no {menu!r} in the menu bar")
         yield from self._click_at(title, menu, f"{why} It is in the {menu} menu, so I'll click “{menu}” in the menu bar.")
         screen = _screen(self.obs)
-        x = max(0, title.box[0] - 12)
-        found = screen.find(item, (x, MENU_BAR_H - 6, MENU_W, min(MENU_H, screen.height - MENU_BAR_H)))
+        height = min(MENU_H, screen.height - MENU_BAR_H)
+        found = None
+        # tesseract's reading shifts with the crop: the labels alone first, then with the icons
+        for x, width in ((title.box[0] + ITEM_INDENT, MENU_W), (max(0, title.box[0] - 12), MENU_W + 40)):
+            found = screen.find(item, (x, MENU_BAR_H - 6, width, height))
+            if found is not None:
+                break
         if found is None:
             raise MouseError(f"the {menu} menu has no {item!r}")
         yield from self._click_at(found, item, f"The {menu} menu is open; I'll click “{found.text}”.")

@@ -30,11 +30,11 @@ the domain is ``desktop``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 from guiforge.envs.actions import Action
-from guiforge.teacher.desktop_mouse import DesktopMouse
+from guiforge.teacher.desktop_mouse import DesktopMouse, MouseError
 
 WORKDIR = "/workspace"  # the workspace as LibreOffice and the terminal see it
 MENU_BAR = (600, 12)  # grid point on the empty right end of every LibreOffice menu bar
@@ -64,6 +64,18 @@ class DesktopSteps(DesktopMouse):
     def _by_mouse(self, verb: str) -> bool:
         return self.obs.debug.get("style") == "mouse" and hasattr(self, f"_mouse_{verb}")
 
+    def _mouse_first(self, verb: str, step: dict[str, Any]) -> Generator[tuple[Action, str], None, bool]:
+        """The verb's mouse recipe; False once something it needs could not be read off the
+        screen (then Escape has closed the menu or dialog, and the keyboard recipe follows)."""
+        try:
+            yield from getattr(self, f"_mouse_{verb}")(step)
+            return True
+        except MouseError as exc:
+            yield _key("escape"), (f"I can't make out what I need on screen ({exc}); I'll close what is open "
+                                   "and use the keyboard instead.")
+            yield _key("escape"), "Once more, so the menu bar lets go of the keyboard too."
+            return False
+
     def _desktop_cell(self, step: dict[str, Any]) -> Steps:
         """``{do: cell, ref: B9}`` goes to a cell (or selects a range, ``ref: A2:D7``);
         ``value`` types one value there and presses Enter; ``values`` types a row of them,
@@ -90,8 +102,7 @@ class DesktopSteps(DesktopMouse):
     def _desktop_sort(self, step: dict[str, Any]) -> Steps:
         """``{do: sort, range: A2:D7, column: 3, descending: true}``: select the range and sort
         its rows by its ``column``-th column (0-based) with Data > Sort."""
-        if self._by_mouse("sort"):
-            yield from self._mouse_sort(step)
+        if self._by_mouse("sort") and (yield from self._mouse_first("sort", step)):
             return
         rng, column = str(step["range"]), int(step.get("column", 0))
         descending = bool(step.get("descending", False))
@@ -106,8 +117,7 @@ class DesktopSteps(DesktopMouse):
         yield _key("enter"), "I'll sort."
 
     def _desktop_save(self, step: dict[str, Any]) -> Steps:
-        if self._by_mouse("save"):
-            yield from self._mouse_save(step)
+        if self._by_mouse("save") and (yield from self._mouse_first("save", step)):
             return
         yield _key("ctrl", "s"), "I'll save the file."
         yield Action(type="wait", amount=1), "I'll wait for the format question."
@@ -122,8 +132,7 @@ class DesktopSteps(DesktopMouse):
 
     def _desktop_replace_all(self, step: dict[str, Any]) -> Steps:
         """``{do: replace_all, find, replace}``: Writer's Find & Replace, Replace All."""
-        if self._by_mouse("replace_all"):
-            yield from self._mouse_replace_all(step)
+        if self._by_mouse("replace_all") and (yield from self._mouse_first("replace_all", step)):
             return
         old, new = str(step["find"]), str(step["replace"])
         yield _key("ctrl", "h"), "I'll open Find & Replace."
@@ -144,9 +153,7 @@ class DesktopSteps(DesktopMouse):
         """``{do: open, file}``: open a workspace file in LibreOffice (a new window, or the
         empty one the app started with); a CSV's Text Import dialog is accepted as it is."""
         name = str(step["file"])
-        if self._by_mouse("open"):
-            yield from self._mouse_open(step)
-        else:
+        if not (self._by_mouse("open") and (yield from self._mouse_first("open", step))):
             yield _key("ctrl", "o"), step.get("thought") or f"I'll open {name}."
         yield from self._open_dialog(name)
 
@@ -170,8 +177,7 @@ class DesktopSteps(DesktopMouse):
 
     def _desktop_close(self, step: dict[str, Any]) -> Steps:
         """Close the document in front and give the keyboard back to the one behind it."""
-        if self._by_mouse("close"):
-            yield from self._mouse_close(step)
+        if self._by_mouse("close") and (yield from self._mouse_first("close", step)):
             return
         yield _key("ctrl", "w"), "I have what I need; I'll close this document."
         yield Action(type="wait", amount=1), "I'll let it close."
@@ -182,8 +188,7 @@ class DesktopSteps(DesktopMouse):
         yield Action(type="click", x=x, y=y), "I'll click the other window to work in it again."
 
     def _desktop_outline(self, step: dict[str, Any]) -> Steps:
-        if self._by_mouse("outline"):
-            yield from self._mouse_outline(step)
+        if self._by_mouse("outline") and (yield from self._mouse_first("outline", step)):
             return
         yield _key("alt", "v"), "I'll open the View menu."
         yield _key("o"), "The Outline view lets me edit every slide's text directly."

@@ -25,7 +25,7 @@ from PIL import Image
 SCALE = 3  # upscale factor before OCR (menu text is ~9 px high)
 RETRY_SCALES = (SCALE, 2.0, 4.0)
 PAD = 20  # white margin (scaled px) around a button row: tesseract's line mode wants one
-MIN_CONFIDENCE = 40.0
+MIN_CONFIDENCE = 0.0  # garbage never matches a label; a faint real word must not be lost
 _CACHE: OrderedDict[str, list[TextLine]] = OrderedDict()
 _CACHE_SIZE = 256
 _PUNCT = re.compile(r"[^\w+&]+")
