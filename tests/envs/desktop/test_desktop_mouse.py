@@ -64,6 +64,10 @@ def test_desktop_tasks_draw_both_styles_and_other_domains_none():
     assert sample_presentation("desktop", "tsk_1", 3, "terminal").style is None  # nothing is drawn
     assert {sample_presentation(d, t, 3).style for d in ("web", "mobile") for t in ids[:20]} == {None}
     assert sample_presentation("desktop", "tsk_7", 3, "gui") == sample_presentation("desktop", "tsk_7", 3, "gui")
+    from guiforge.skills.realism import presentation_usage
+
+    usage = presentation_usage([("desktop", sample_presentation("desktop", t, 3, "gui").as_dict()) for t in ids])
+    assert usage["desktop"]["styles"] == dict(sorted(styles.items()))
 
 
 def test_a_keyboard_or_unstyled_observation_keeps_the_keyboard_recipe():
