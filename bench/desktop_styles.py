@@ -77,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     figures.update({f"{style}_actions_mean": round(statistics.mean(v), 1) for style, v in actions.items() if v})
     figures["gates"] = sum(len(v) for v in seconds.values()) + failures
     figures["failures"] = failures
+    from guiforge.teacher.desktop_steps import FALLBACKS
+
+    figures["mouse_fallbacks_to_keyboard"] = dict(FALLBACKS)  # a label OCR could not find
     for line in failed:
         print("FAILED", line, file=sys.stderr)
     ratios = {}

@@ -30,12 +30,15 @@ the domain is ``desktop``.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Generator, Iterator
 from typing import Any
 
 from guiforge.envs.actions import Action
 from guiforge.teacher.desktop_mouse import DesktopMouse, MouseError
 
+# mouse recipes that fell back to the keyboard in this process, by verb (bench/desktop_styles.py)
+FALLBACKS: Counter[str] = Counter()
 WORKDIR = "/workspace"  # the workspace as LibreOffice and the terminal see it
 MENU_BAR = (600, 12)  # grid point on the empty right end of every LibreOffice menu bar
 _NUMBER = re.compile(r"^-?\d+(?:[.,]\d+)?$")
@@ -71,6 +74,7 @@ class DesktopSteps(DesktopMouse):
             yield from getattr(self, f"_mouse_{verb}")(step)
             return True
         except MouseError as exc:
+            FALLBACKS[verb] += 1
             yield _key("escape"), (f"I can't make out what I need on screen ({exc}); I'll close what is open "
                                    "and use the keyboard instead.")
             yield _key("escape"), "Once more, so the menu bar lets go of the keyboard too."
