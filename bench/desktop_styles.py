@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -75,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         manager.close()
     figures = {f"{style}_gate_s_median": round(statistics.median(v), 2) for style, v in seconds.items() if v}
     figures.update({f"{style}_actions_mean": round(statistics.mean(v), 1) for style, v in actions.items() if v})
+    figures["loadavg_1m"] = round(os.getloadavg()[0], 2)
     figures["gates"] = sum(len(v) for v in seconds.values()) + failures
     figures["failures"] = failures
     from guiforge.teacher.desktop_steps import FALLBACKS
