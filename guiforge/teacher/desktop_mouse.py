@@ -75,17 +75,24 @@ class DesktopMouse:
         else:
             raise MouseError(f"no {menu!r} in the menu bar")
         yield from self._click_at(title, menu, f"{why} It is in the {menu} menu, so I'll click “{menu}” in the menu bar.")
+        found = self._menu_item(title, item)
+        if found is None:
+            # a window a dialog just gave back takes its first click as a focus click
+            yield from self._click_at(title, menu, f"The {menu} menu did not open; I'll click “{menu}” again.")
+            found = self._menu_item(title, item)
+        if found is None:
+            raise MouseError(f"the {menu} menu has no {item!r}")
+        yield from self._click_at(found, item, f"The {menu} menu is open; I'll click “{item}”.")
+
+    def _menu_item(self, title, item: str):
         screen = _screen(self.obs)
         height = min(MENU_H, screen.height - MENU_BAR_H)
-        found = None
         # tesseract's reading shifts with the crop: the labels alone first, then with the icons
         for x, width in ((title.box[0] + ITEM_INDENT, MENU_W), (max(0, title.box[0] - 12), MENU_W + 40)):
             found = screen.find(item, (x, MENU_BAR_H - 6, width, height))
             if found is not None:
-                break
-        if found is None:
-            raise MouseError(f"the {menu} menu has no {item!r}")
-        yield from self._click_at(found, item, f"The {menu} menu is open; I'll click “{found.text}”.")
+                return found
+        return None
 
     def _dialog_button(self, words: str, exclude: str | None, fallback: str) -> Steps:
         """Click the button of the dialog in front that reads ``words``; Enter (its default

@@ -173,7 +173,8 @@ class ScreenText:
     def find(self, label: str, region: tuple[int, int, int, int] | None = None,
              exclude: str | None = None, row: bool = False) -> TextLine | None:
         """The line that reads ``label`` (exactly, else one starting with it, else containing
-        it as whole words), top-most first; ``exclude`` drops lines containing that word."""
+        it as whole words, else most of it cut short), top-most first; ``exclude`` drops lines
+        containing that word."""
         # tesseract's reading of small UI text shifts with the crop and the scale: a second
         # scale catches most of what the first one garbles
         for scale in RETRY_SCALES:
@@ -187,7 +188,10 @@ class ScreenText:
         lines = [ln for ln in lines if not (exclude and normalise(exclude) in normalise(ln.text))]
         lines.sort(key=lambda ln: (ln.box[1], ln.box[0]))
         for test in (lambda t: t == want, lambda t: t.startswith(want + " "),
-                     lambda t: f" {want} " in f" {t} "):
+                     lambda t: f" {want} " in f" {t} ",
+                     # a label cut short by what stands next to it ("Find and R" + "Ctrl+H"):
+                     # most of a several-word label, never one word of it
+                     lambda t: " " in t and len(t) >= 0.6 * len(want) and want.startswith(t)):
             hit = next((ln for ln in lines if test(normalise(ln.text))), None)
             if hit is not None:
                 return hit
