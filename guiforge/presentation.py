@@ -50,6 +50,8 @@ class Presentation(BaseModel):
     theme: Theme | None = None
     viewport: tuple[int, int] | None = None
     distractors: tuple[Distractor, ...] = ()
+    # desktop: how the reference drives LibreOffice (menus and dialogs by mouse, or shortcuts)
+    style: Literal["mouse", "keyboard"] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_none=True)
@@ -84,6 +86,8 @@ VIEWPORTS: dict[str, tuple[tuple[int, int], ...]] = {
 # (a phone app has no cookie banner; LibreOffice gets none of the web distractors).
 VARIANTS = {"cookie": 3, "dialog": 4, "toast": 4}
 KINDS: dict[str, tuple[str, ...]] = {"web": ("cookie", "dialog", "toast"), "mobile": ("dialog", "toast")}
+# How a desktop reference works LibreOffice: the mouse through menus and dialogs, or shortcuts.
+STYLES = ("mouse", "keyboard")
 # Share of tasks that show each kind at all.
 RATES = {"cookie": 0.4, "dialog": 0.3, "toast": 0.35}
 
@@ -109,7 +113,10 @@ def sample_presentation(domain: str, task_id: str, seed: int | str = 0, variant:
             # a cookie banner greets the first page; the others interrupt a little later
             after = 0 if kind == "cookie" else rng.choice((0, 1, 1, 2, 3))
             shown.append(Distractor(kind=kind, variant=rng.randrange(VARIANTS[kind]), after_clicks=after))
-    return Presentation(theme=theme, viewport=viewport, distractors=tuple(shown))
+    style = None
+    if domain == "desktop":  # its own draw, so the looks drawn above stay what they were
+        style = random.Random(fingerprint(["input-style", seed, task_id])).choice(STYLES)
+    return Presentation(theme=theme, viewport=viewport, distractors=tuple(shown), style=style)
 
 
 def presentation_of(value: Any) -> Presentation:

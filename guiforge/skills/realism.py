@@ -55,7 +55,7 @@ def template_summary(per_skill: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 def presentation_usage(rows: Iterable[tuple[str, str | dict | None]]) -> dict[str, dict[str, Any]]:
     """(domain, presentation) rows -> per domain: tasks, themes, viewports and distractor
-    kinds used (counts)."""
+    kinds used (counts); on the desktop also the reference styles (mouse, keyboard)."""
     out: dict[str, dict[str, Counter]] = {}
     tasks: Counter = Counter()
     for domain, value in rows:
@@ -68,6 +68,8 @@ def presentation_usage(rows: Iterable[tuple[str, str | dict | None]]) -> dict[st
             usage["viewports"]["x".join(str(v) for v in pres["viewport"])] += 1
         for d in pres.get("distractors") or ():
             usage["distractors"][d["kind"]] += 1
+        if pres.get("style"):
+            usage.setdefault("styles", Counter())[pres["style"]] += 1
     return {domain: {"tasks": tasks[domain], **{k: dict(sorted(c.items())) for k, c in usage.items()}}
             for domain, usage in sorted(out.items())}
 

@@ -1,7 +1,11 @@
-"""Reference steps on the desktop: LibreOffice driven by keyboard alone.
+"""Reference steps on the desktop: LibreOffice's keyboard recipes, and the choice between
+them and the mouse recipes of :mod:`guiforge.teacher.desktop_mouse`.
 
-The desktop reports no element geometry (``Observation.debug`` has none), so each verb is a
-short keyboard recipe measured to work in LibreOffice 7.4 under xdotool with no window
+A task's presentation draws ``style: mouse|keyboard`` (seeded, recorded in
+``tasks.presentation_json``; the desktop observation carries it as ``debug["style"]``). A
+mouse task opens menus and presses dialog buttons by clicking the text OCR finds; a
+keyboard task (and any verb with no mouse recipe: cell, find, typing) uses the short
+keyboard recipes here, measured to work in LibreOffice 7.4 under xdotool with no window
 manager. What they rely on:
 
 - Calc's Name Box (Ctrl+Shift+F5, then Ctrl+A: the box keeps its old text) jumps to a cell
@@ -26,11 +30,15 @@ the domain is ``desktop``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Generator, Iterator
 from typing import Any
 
 from guiforge.envs.actions import Action
+from guiforge.teacher.desktop_mouse import DesktopMouse, MouseError
 
+# mouse recipes that fell back to the keyboard in this process, by verb (bench/desktop_styles.py)
+FALLBACKS: Counter[str] = Counter()
 WORKDIR = "/workspace"  # the workspace as LibreOffice and the terminal see it
 MENU_BAR = (600, 12)  # grid point on the empty right end of every LibreOffice menu bar
 _NUMBER = re.compile(r"^-?\d+(?:[.,]\d+)?$")
@@ -51,8 +59,26 @@ def _autocompletes(value: str) -> bool:
     return not (value.startswith("=") or _NUMBER.match(value.strip()))
 
 
-class DesktopSteps:
-    """Desktop verbs for the reference program (a mixin: ``self.variant`` is set)."""
+class DesktopSteps(DesktopMouse):
+    """Desktop verbs for the reference program (a mixin: ``self.variant`` is set). A task
+    whose presentation says ``style: mouse`` (the observation carries it) gets the mouse
+    recipe of a verb where there is one (guiforge.teacher.desktop_mouse)."""
+
+    def _by_mouse(self, verb: str) -> bool:
+        return self.obs.debug.get("style") == "mouse" and hasattr(self, f"_mouse_{verb}")
+
+    def _mouse_first(self, verb: str, step: dict[str, Any]) -> Generator[tuple[Action, str], None, bool]:
+        """The verb's mouse recipe; False once something it needs could not be read off the
+        screen (then Escape has closed the menu or dialog, and the keyboard recipe follows)."""
+        try:
+            yield from getattr(self, f"_mouse_{verb}")(step)
+            return True
+        except MouseError as exc:
+            FALLBACKS[verb] += 1
+            yield _key("escape"), (f"I can't make out what I need on screen ({exc}); I'll close what is open "
+                                   "and use the keyboard instead.")
+            yield _key("escape"), "Once more, so the menu bar lets go of the keyboard too."
+            return False
 
     def _desktop_cell(self, step: dict[str, Any]) -> Steps:
         """``{do: cell, ref: B9}`` goes to a cell (or selects a range, ``ref: A2:D7``);
@@ -80,6 +106,8 @@ class DesktopSteps:
     def _desktop_sort(self, step: dict[str, Any]) -> Steps:
         """``{do: sort, range: A2:D7, column: 3, descending: true}``: select the range and sort
         its rows by its ``column``-th column (0-based) with Data > Sort."""
+        if self._by_mouse("sort") and (yield from self._mouse_first("sort", step)):
+            return
         rng, column = str(step["range"]), int(step.get("column", 0))
         descending = bool(step.get("descending", False))
         yield from self._desktop_cell({"ref": rng, "thought": f"I'll select the rows {rng} through the Name Box."})
@@ -93,6 +121,8 @@ class DesktopSteps:
         yield _key("enter"), "I'll sort."
 
     def _desktop_save(self, step: dict[str, Any]) -> Steps:
+        if self._by_mouse("save") and (yield from self._mouse_first("save", step)):
+            return
         yield _key("ctrl", "s"), "I'll save the file."
         yield Action(type="wait", amount=1), "I'll wait for the format question."
         yield _key("enter"), "I'll keep the file's current format."
@@ -106,19 +136,33 @@ class DesktopSteps:
 
     def _desktop_replace_all(self, step: dict[str, Any]) -> Steps:
         """``{do: replace_all, find, replace}``: Writer's Find & Replace, Replace All."""
+        if self._by_mouse("replace_all") and (yield from self._mouse_first("replace_all", step)):
+            return
         old, new = str(step["find"]), str(step["replace"])
         yield _key("ctrl", "h"), "I'll open Find & Replace."
         yield _type(old), f"I'll search for {old[:60]!r}."
+        yield from self._replace_rest(new)
+
+    def _replace_rest(self, new: str, close: bool = True) -> Steps:
+        """The Find & Replace dialog after its Find text: the replacement, Replace All, close.
+        Its buttons sit in frames OCR does not read, so these are its access keys in either
+        style."""
         yield _key("alt", "p"), "Now the replacement."
         yield _type(new), f"I'll replace it with {new[:60]!r}."
         yield _key("alt", "l"), "I'll replace every occurrence."
-        yield _key("escape"), "I'll close the dialog."
+        if close:
+            yield _key("escape"), "I'll close the dialog."
 
     def _desktop_open(self, step: dict[str, Any]) -> Steps:
         """``{do: open, file}``: open a workspace file in LibreOffice (a new window, or the
         empty one the app started with); a CSV's Text Import dialog is accepted as it is."""
         name = str(step["file"])
-        yield _key("ctrl", "o"), step.get("thought") or f"I'll open {name}."
+        if not (self._by_mouse("open") and (yield from self._mouse_first("open", step))):
+            yield _key("ctrl", "o"), step.get("thought") or f"I'll open {name}."
+        yield from self._open_dialog(name)
+
+    def _open_dialog(self, name: str) -> Steps:
+        """The Open dialog, once it is up: the path typed into its name box, then Enter."""
         # the dialog completes a name as it is typed at the end of the box, taking the letter
         # case of the first file that starts alike (INV-1.docx after income.xlsx becomes
         # inV-1.docx): type the path in front of a placeholder, then delete the placeholder
@@ -137,11 +181,18 @@ class DesktopSteps:
 
     def _desktop_close(self, step: dict[str, Any]) -> Steps:
         """Close the document in front and give the keyboard back to the one behind it."""
+        if self._by_mouse("close") and (yield from self._mouse_first("close", step)):
+            return
         yield _key("ctrl", "w"), "I have what I need; I'll close this document."
         yield Action(type="wait", amount=1), "I'll let it close."
+        yield from self._desktop_focus_back()
+
+    def _desktop_focus_back(self) -> Steps:
         x, y = MENU_BAR
         yield Action(type="click", x=x, y=y), "I'll click the other window to work in it again."
 
     def _desktop_outline(self, step: dict[str, Any]) -> Steps:
+        if self._by_mouse("outline") and (yield from self._mouse_first("outline", step)):
+            return
         yield _key("alt", "v"), "I'll open the View menu."
         yield _key("o"), "The Outline view lets me edit every slide's text directly."

@@ -20,14 +20,13 @@ from guiforge.envs.base import Observation
 from guiforge.teacher.desktop_steps import DesktopSteps
 from guiforge.teacher.distractors import PREFIX as DISTRACTOR_PREFIX
 from guiforge.teacher.distractors import next_dismissal
+from guiforge.teacher.grounding import GroundingError
+
+__all__ = ["GroundingError", "Planned", "ReferenceProgram"]
 
 REVEAL_TRIES = 6
 # Verbs that act on the screen, so a distractor in the way is handled first.
 SCREEN_VERBS = frozenset({"click", "double_click", "right_click", "type", "select", "read", "key", "hotkey", "scroll"})
-
-
-class GroundingError(LookupError):
-    """A reference step names something that is not on screen (a broken card or app)."""
 
 
 @dataclass

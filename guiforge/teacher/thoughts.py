@@ -16,6 +16,7 @@ from typing import Any
 
 from guiforge.envs.actions import Action
 from guiforge.envs.base import Observation
+from guiforge.teacher.desktop_thoughts import desktop_intent, dialog_title
 
 APP_NAMES = {"mail": "mail", "calendar": "calendar", "contacts": "contacts", "shop": "shop",
              "notes": "notes", "bank": "banking", "travel": "travel", "chat": "chat"}
@@ -68,7 +69,9 @@ def screen_name(obs: Observation) -> str:
     """The screen as a person names it: 'the mail app's inbox', 'the home screen'."""
     if obs.debug.get("document"):
         name = str(obs.debug["document"]).rsplit("/", 1)[-1]
-        return f"LibreOffice with {name} open" + (" beside a terminal" if obs.debug.get("variant") == "hybrid" else "")
+        dialog = dialog_title(obs)
+        return f"LibreOffice with {name} open" + (" beside a terminal" if obs.debug.get("variant") == "hybrid" else "") \
+            + (f", the “{dialog}” dialog in front" if dialog else "")
     if "calls" in obs.debug:
         return "the tool console" + (f" after {obs.debug['calls']} call(s)" if obs.debug["calls"] else "")
     if obs.text is not None and not obs.debug.get("elements"):
@@ -151,6 +154,10 @@ class ThoughtWriter:
         label = " ".join(((target or {}).get("label") or ctx.step.get("label") or "").split())
         where = _position((target or {}).get("box"), obs)
         first, last = ctx.index == 0, ctx.index >= ctx.total - 1
+        if obs.debug.get("document") and action.type in ("click", "key", "hotkey", "type", "wait"):
+            said = desktop_intent(action, obs, ctx.step, r, last)  # LibreOffice: menus, dialogs, shortcuts
+            if said:
+                return said
         if t in ("goto", "open_app"):
             app = action.app or action.text or ctx.step.get("app") or "the app"
             return r.choice([f"For {_goal(ctx)} — I first need the {app} app, so I'll open it.",

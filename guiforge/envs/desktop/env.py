@@ -38,6 +38,7 @@ from guiforge.envs.base import (
     StepResult,
     TaskSpec,
 )
+from guiforge.envs.desktop.ocr import ScreenText
 from guiforge.envs.desktop.office import Office
 from guiforge.envs.desktop.setup import DesktopSetup
 from guiforge.envs.desktop.xinput import xdotool_commands
@@ -87,6 +88,7 @@ class DesktopEnv(Environment):
         self._known_windows: set[int] = set()
         self._ignored_windows: set[int] = set()  # LibreOffice's invisible helper window
         self._focused: int | None = None
+        self.style = "keyboard"  # the task's presentation.style: how its reference works the GUI
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:
@@ -133,6 +135,7 @@ class DesktopEnv(Environment):
         self.answer = self.status = None
         self.history, self._last_output, self.document = [], "", setup.open
         self._known_windows, self._focused = set(), None
+        self.style = (task.presentation or {}).get("style") or "keyboard"
         if self.gui and setup.app is not None:
             assert self.office is not None and self.x is not None
             self.timings["launch_s"] = self.office.launch(setup.app, setup.open, self.launch_timeout_s)
@@ -230,8 +233,32 @@ class DesktopEnv(Environment):
             self._update_focus(clicked)
             shot = self.x.png(frame) if self.capture_screenshots else None
             obs.screenshot, obs.width, obs.height = shot, self.width, self.height
-        obs.debug = {"document": self.document, "variant": self.variant}
+        obs.debug = {"document": self.document, "variant": self.variant, "style": self.style}
+        if self.gui and self.office is not None and self.office.running():
+            # what a person reads: the windows' titles and boxes now, the text on request (OCR)
+            obs.debug["windows"] = self._windows()
+            obs.debug["screen"] = ScreenText(frame, self.width, self.height)
         return obs
+
+    def _windows(self) -> list[dict[str, Any]]:
+        """Visible LibreOffice windows, bottom to top: title and box (x, y, w, h) in pixels;
+        the last is a dialog when one is open. One xdotool run: names, then geometries."""
+        assert self.x is not None
+        done = self.x.xdotool("search", "--onlyvisible", "--name", ".", "getwindowname", "%@",
+                              "getwindowgeometry", "--shell", "%@", timeout_s=10)
+        lines = done.stdout.splitlines()
+        geometry = [i for i, line in enumerate(lines) if line.startswith("WINDOW=")]
+        names = lines[:geometry[0]] if geometry else []
+        out = []
+        for name, start in zip(names, geometry, strict=False):
+            geo = dict(line.split("=", 1) for line in lines[start:start + 6] if "=" in line)
+            try:
+                window, box = int(geo["WINDOW"]), [int(geo[k]) for k in ("X", "Y", "WIDTH", "HEIGHT")]
+            except (KeyError, ValueError):
+                continue
+            if window not in self._ignored_windows and box[2] > 1 and box[3] > 1:
+                out.append({"title": name, "box": box})
+        return out
 
     def step(self, action: Action) -> StepResult:
         try:
