@@ -58,6 +58,9 @@ class Frames:
         """A clock for the page while the block runs; Chromium's own clock needs none."""
         yield
 
+    def flush(self) -> None:
+        """Let a frame the browser started on its own (a resize) finish before a capture."""
+
 
 class VsyncFrames(Frames):
     """Chromium's own compositor clock."""
@@ -86,6 +89,25 @@ class BeginFrames(Frames):
         if data is None:
             raise RuntimeError("Chromium returned no frame for the screenshot (HeadlessExperimental.beginFrame)")
         return base64.b64decode(data)
+
+    def flush(self, tries: int = 100) -> None:
+        """Draw one full frame (with a throwaway screenshot) after a resize. Without it, a
+        page resized again before any screenshot (the package gate takes none) kept a frame
+        pending for good: every later beginFrame was refused ("Another frame is pending"),
+        the clock stopped and the next input waited past its deadline. Retried while
+        Chromium still reports a frame in flight."""
+        from guiforge.envs.web.cdp import CdpError
+
+        for _ in range(tries):
+            try:
+                # a frame with a screenshot is drawn in full, which a resize waits for
+                self.session.cdp.send("HeadlessExperimental.beginFrame", {"screenshot": {"format": "jpeg", "quality": 1}})
+                return
+            except CdpError as exc:
+                if "pending" not in str(exc):
+                    raise
+                threading.Event().wait(PUMP_INTERVAL_S)
+        raise RuntimeError("the page kept a frame pending after a resize (HeadlessExperimental.beginFrame)")
 
     @contextlib.contextmanager
     def pumping(self, after_s: float = 0.0) -> Iterator[None]:

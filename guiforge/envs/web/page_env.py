@@ -158,7 +158,7 @@ class PageEnv(Environment):
         presentation = task.presentation or {}
         if presentation.get("theme") or presentation.get("distractors"):
             system["presentation"] = {k: presentation[k] for k in ("theme", "distractors") if k in presentation}
-        self.fit_viewport(presentation.get("viewport"), task.task_id)
+        resized = self.fit_viewport(presentation.get("viewport"), task.task_id)
         start = self.start_route(task)
         self.task, self.answer, self.status = task, None, None
         # Serialised on every reset (~0.3 ms): a cache keyed on the setup object would serve
@@ -170,23 +170,34 @@ class PageEnv(Environment):
             self.s.page.goto(APP_ORIGIN + start, wait_until="load")
             if self.js_sync(_LOAD, seed) is None:
                 raise RuntimeError(f"the apps page did not load at {APP_ORIGIN + start}; check guiforge/envs/apps/static")
+        if resized:  # the resize's own frame, drawn after the new state (its resize event renders it)
+            self.frames.flush()
         # loadState cleared storage and cookies in the page; the back history lives in the browser
         return self.observation(*self.look(also=(("Page.resetNavigationHistory", {}),)))
 
-    def fit_viewport(self, viewport: Any, task_id: str = "") -> None:
+    def fit_viewport(self, viewport: Any, task_id: str = "") -> bool:
         """Resize the page to a task's viewport (its presentation), or back to the one the
         instance started with: one instance serves every screen size, so a task's size costs
         one relayout, not a browser of its own."""
         size = tuple(int(v) for v in viewport) if viewport else self.start_size
         if not size or size == tuple(self.css_size):
-            return
+            return False
         width, height = size
         if not (240 <= width <= 3840 and 240 <= height <= 2160):
             raise ValueError(f"task {task_id}: presentation.viewport {list(size)} is outside 240..3840 x 240..2160")
         assert self.frames is not None
-        with self.frames.pumping():  # the resize is acknowledged at a frame
+        if not isinstance(self.frames, BeginFrames):
+            # Chromium's own clock; Playwright must know the size for page.screenshot
             self.s.page.set_viewport_size({"width": width, "height": height})
+        else:
+            # Frames on demand: our own channel (Playwright's call left a frame pending for
+            # good when two resizes came with no frame drawn between); reset draws the
+            # resize's frame at once (frames.flush). page.screenshot is not used here.
+            self.s.cdp.send("Emulation.setDeviceMetricsOverride", {
+                "width": width, "height": height, "deviceScaleFactor": self.dpr, "mobile": self.domain == "mobile",
+                "screenWidth": width, "screenHeight": height})
         self.css_size = (width, height)
+        return True
 
     def js(self, function: str, *args: Any) -> Any:
         """Call a page function through CDP; its result comes back as one JSON string."""

@@ -86,7 +86,7 @@ def bound():
     return out
 
 
-@pytest.mark.parametrize("domain,viewport", [("web", [1920, 1080]), ("mobile", [360, 740])])
+@pytest.mark.parametrize("domain,viewport", [("web", [1920, 1080]), ("mobile", [360, 760])])
 def test_references_pass_the_package_gate_under_every_distractor(manager, bound, domain, viewport):
     presentation = {"theme": DARK, "viewport": viewport,
                     "distractors": [d for d in ALL if domain == "web" or d["kind"] != "cookie"]}
@@ -121,8 +121,31 @@ def test_a_pop_up_between_a_click_and_the_typing_hands_the_focus_back(manager, d
     target: a pop-up brought up by that click is closed and the body clicked again."""
     card = load_cards(SKILLS_DIR)["notes.append_line"]
     world, ctx = next((w, c) for w in sample_worlds(6) for c in bindings(card, w)[:1])
-    presentation = {"viewport": [1280, 720] if domain == "web" else [412, 839],
+    presentation = {"viewport": [1280, 720] if domain == "web" else [360, 760],
                     "distractors": [{"kind": "dialog", "variant": 0, "after_clicks": 2}]}
     row = {**candidate_row(render(card, world, ctx, domain, None, 3)), "presentation_json": json.dumps(presentation)}
     verdict = PackageGate(manager).check(task_spec(row, world), json.loads(row["reference_json"]))
     assert verdict.passed, verdict.reason
+
+
+def test_resizes_with_no_screenshot_between_them_leave_no_frame_pending(direct_web, world):
+    """The package gate takes no screenshots: a page resized reset after reset with no
+    frame drawn between used to keep a frame pending for good, so the next capture (or
+    input waiting on a frame) was refused. Every resize now ends on a drawn frame."""
+    from guiforge.envs.base import TaskSpec
+    from guiforge.tasks.materialize import build_setup
+
+    env = direct_web
+    setup = build_setup("web", ["mail"], {"start": "mail"}, world)
+    sizes = [[1536, 864], [1920, 1080], [1366, 768], [1280, 720]] * 3
+    env.capture_screenshots = False
+    try:
+        for i, size in enumerate(sizes):
+            obs = env.reset(TaskSpec(task_id=f"t{i}", domain="web", apps=["mail"], instruction="x", setup=setup,
+                                     presentation={"viewport": size}))
+            assert [obs.width, obs.height] == size
+        row = next(e for e in obs.debug["elements"] if (e["id"] or "").startswith("msg-"))
+        assert env.step(Action(type="click", x=row["grid"][0], y=row["grid"][1])).error is None
+    finally:
+        env.capture_screenshots = True
+    assert env.observe().screenshot
