@@ -119,6 +119,22 @@ def sample_presentation(domain: str, task_id: str, seed: int | str = 0, variant:
     return Presentation(theme=theme, viewport=viewport, distractors=tuple(shown), style=style)
 
 
+def harder_presentation(domain: str, task_id: str, seed: int | str = 0, variant: str | None = None) -> Presentation:
+    """A harder look of a task, for resynthesis: the smallest screen of its domain (smaller
+    targets), a compact theme (denser lists) and every distractor the domain shows."""
+    base = sample_presentation(domain, task_id, seed, variant)
+    if base.viewport is None:
+        return base
+    rng = random.Random(fingerprint(["harder", seed, task_id]))
+    smallest = min(VIEWPORTS[domain], key=lambda v: v[0] * v[1])
+    compact = [t for t in (THEMES if domain in KINDS else DESKTOP_THEMES) if t.density == "compact"]
+    shown = tuple(Distractor(kind=k, variant=rng.randrange(VARIANTS[k]),
+                             after_clicks=0 if k == "cookie" else rng.choice((0, 1, 2)))
+                  for k in KINDS.get(domain, ()))
+    return base.model_copy(update={"viewport": smallest, "theme": rng.choice(compact) if compact else base.theme,
+                                   "distractors": shown})
+
+
 def presentation_of(value: Any) -> Presentation:
     """A recorded presentation (dict, JSON text or None) back as a model."""
     if value is None or value == "":

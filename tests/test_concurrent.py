@@ -22,7 +22,7 @@ CONFIG = {
     "name": "together", "seed": 9, "workers": 2,
     "models": {"world_builder": {"provider": "offline"}, "teacher": {"provider": "offline"}},
     "stages": {
-        "personas": {"count": 4, "shard_size": 4}, "worlds": {},
+        "personas": {"count": 8, "shard_size": 4}, "worlds": {},
         "skills": {"include": ["mail.reply_invoice_total"]},
         "task_candidates": {"per_world": 2}, "task_gates": {"package_gate": False},
         "rollouts": {"samples": 2, "tasks": 3, "tasks_per_shard": 1, "phone_screenshots": "css"},

@@ -38,7 +38,7 @@ def lake(tmp_path_factory) -> Lake:
     root = tmp_path_factory.mktemp("export") / "lake"
     cfg = {"name": "exp", "seed": 4, "workers": 2, "models": {"world_builder": {"provider": "offline"},
                                                            "teacher": {"provider": "offline"}},
-           "stages": {"personas": {"count": 4, "shard_size": 2}, "worlds": {}, "skills": {"include": [CARD]},
+           "stages": {"personas": {"count": 8, "shard_size": 4}, "worlds": {}, "skills": {"include": [CARD]},
                       "task_candidates": {"per_world": 2}, "task_gates": {"concurrency": 2},
                       "rollouts": {"samples": 4, "tasks": 2, "tasks_per_shard": 2, "concurrency": 2,
                                    "phone_screenshots": "css"},

@@ -34,13 +34,14 @@ def test_run_writes_personas_and_consistent_worlds(tmp_path):
     worlds = rows(lake, "worlds")
     assert len(worlds) + summaries["worlds"].rows.get("exclusions", 0) == 24
     assert len(worlds) == 24, rows(lake, "exclusions")
-    # Every world belongs to a persona of this run, and scenarios rotate evenly.
+    # Every world belongs to a persona of this run; personas are paired with scenarios that
+    # suit them (occupation_scenario), so scenarios spread but need not rotate evenly.
     persona_ids = {p["persona_id"] for p in rows(lake, "personas")}
     assert {w["persona_id"] for w in worlds} == persona_ids
     per_scenario = {}
     for w in worlds:
         per_scenario[w["scenario"]] = per_scenario.get(w["scenario"], 0) + 1
-    assert max(per_scenario.values()) - min(per_scenario.values()) <= 1
+    assert len(per_scenario) >= 5 and max(per_scenario.values()) <= len(worlds) // 4
     assert all(w["run_id"] == pipeline.run_id for w in worlds)
 
 

@@ -109,3 +109,14 @@ def test_desktop_themes_are_libreoffice_profiles_of_their_own():
     assert spec.viewport == tuple(pres["viewport"]) and spec.theme == pres["theme"]["name"]
     assert env_spec("desktop", "terminal", presentation=pres).theme is None
     assert env_spec("web", None, presentation=pres).viewport is None  # pages resize on reset instead
+
+
+def test_a_harder_variant_is_smaller_denser_and_shows_every_distractor():
+    from guiforge.presentation import KINDS, VIEWPORTS, harder_presentation
+
+    for domain in ("web", "mobile", "desktop"):
+        hard = harder_presentation(domain, "tsk_x", 7)
+        assert hard.viewport == min(VIEWPORTS[domain], key=lambda v: v[0] * v[1])
+        assert hard.theme.density == "compact"
+        assert sorted(d.kind for d in hard.distractors) == sorted(KINDS.get(domain, ()))
+        assert hard == harder_presentation(domain, "tsk_x", 7)  # seeded, like every presentation

@@ -56,7 +56,8 @@ def _rows_per_candidate_shard(lake: Lake) -> list[int]:
 def test_phone_frames_in_css_pixels(scripted_lake):
     steps = scripted_lake.read_table("steps").to_pylist()
     sizes = {(s["image_width"], s["image_height"]) for s in steps if s["image_sha256"]}
-    assert (412, 839) in sizes and (1082, 2202) not in sizes, sizes
+    phones = {size for size in sizes if size[0] < size[1]}  # portrait: the phone's frames
+    assert phones and all(w <= 412 and h <= 839 for w, h in phones), sizes  # CSS pixels, never device ones
     harness = [json.loads(t["harness_json"]) for t in scripted_lake.read_table("trajectories").to_pylist()]
     assert {h.get("phone_screenshots") for h in harness} == {"css", None}  # mobile rows say so, web rows not
 

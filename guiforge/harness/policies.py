@@ -14,7 +14,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from guiforge.envs.actions import GRID, Action
+from guiforge.envs.actions import Action
 from guiforge.envs.base import Observation
 from guiforge.harness.formats import ModelReply, ToolCall
 from guiforge.harness.parser import format_reply
@@ -108,7 +108,7 @@ class Noise(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     misclick: float = Field(default=0.05, ge=0, le=1, description="per pointer action: the neighbouring row or "
-                            "a look-alike item (a point off target where the screen has no element scan)")
+                            "a look-alike item (only where the screen has an element scan)")
     recover: float = Field(default=0.5, ge=0, le=1, description="when the next screen shows a mistake: undo and redo")
     skip: float = Field(default=0.02, ge=0, le=1)
     wrong_value: float = Field(default=0.08, ge=0, le=1, description="per typed text: a value from the wrong row")
@@ -272,14 +272,9 @@ class ScriptedTeacher:
                 self._mistake = Mistake(kind, turn, target, wrong, obs.debug.get("path"), extra={"planned": planned})
                 self._event(turn, "mistake", kind)
                 return self._reply(slip, self._say(slip, obs, planned, wrong))  # it believes it is right
-        if obs.debug.get("elements"):
-            return None  # a scanned screen with no safe look-alike: no slip here
-        # No element geometry (the desktop): a point off its target, noticed by re-checking.
-        dx, dy = (self._rng.choice([-1, 1]) * self._rng.randint(25, 70) for _ in range(2))
-        slip = action.model_copy(update={"x": min(max(action.x + dx, 0), GRID), "y": min(max(action.y + dy, 0), GRID)})
-        self._mistake = Mistake("offset", turn, None, None, obs.debug.get("path"), extra={"planned": planned})
-        self._event(turn, "mistake", "offset")
-        return self._reply(slip, self._say(action, obs, planned))
+        # No safe look-alike, or no element geometry (the desktop, where a point off target can
+        # land on a toolbar button nothing undoes): no slip here.
+        return None
 
     def _wrong_scroll(self, planned: Planned, obs: Observation, turn: int) -> Reply:
         action = planned.action
@@ -335,9 +330,6 @@ class ScriptedTeacher:
         if mistake.kind == "wrong_tool_argument":
             return [(planned.action, "Checking the call I just made, one argument does not match the task; "
                                      "the result above is for the wrong input, so I'll call it again correctly.")]
-        if mistake.kind == "offset":
-            return [(planned.action, "My last click landed off its target and nothing changed; I'll click it "
-                                     "again, aiming at the right spot.")]
         return []
 
     def _redo_pointer(self, planned: Planned, mistake: Mistake, obs: Observation) -> tuple[Action, str]:

@@ -44,6 +44,17 @@ def _sha256(lake: Lake, path: str) -> str:
     return h.hexdigest()
 
 
+def _readable_hashes(lake, path: str, column: str, report) -> set[str]:
+    """The hashes a shard holds; a shard that does not open is a problem, not a crash."""
+    try:
+        return _hashes(lake, path, column)
+    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+        problem = f"unreadable: {lake.relative(path)} ({str(exc)[:80]})"
+        if problem not in report.problems:
+            report.problems.append(problem)
+        return set()
+
+
 def check_lake(lake: Lake) -> CheckReport:
     from guiforge.lake.lock import live_runs
 
@@ -76,7 +87,7 @@ def check_lake(lake: Lake) -> CheckReport:
         for table in CONTENT_TABLES:
             path = e.files().get(table)
             if path and lake.exists(lake.resolve(path)):
-                hashes = _hashes(lake, lake.resolve(path))
+                hashes = _readable_hashes(lake, lake.resolve(path), "sha256", report)
                 report.duplicates += len(stored[table] & hashes)
                 stored[table] |= hashes
     for table in CONTENT_TABLES:
@@ -85,7 +96,7 @@ def check_lake(lake: Lake) -> CheckReport:
                 path = e.files().get(ref_table)
                 if not path or not lake.exists(lake.resolve(path)):
                     continue
-                missing = _hashes(lake, lake.resolve(path), column) - stored[table]
+                missing = _readable_hashes(lake, lake.resolve(path), column, report) - stored[table]
                 if missing:
                     report.problems.append(
                         f"{len(missing)} {table} missing: {ref_table} of {e.run_id}/{e.stage}/"

@@ -75,7 +75,13 @@ def referenced(lake: Lake, table: str, entries: Iterable[Entry]) -> set[str]:
         for ref_table, column in REFERENCES.get(table, ()):
             path = e.files().get(ref_table)
             if path:
-                out |= _hashes(lake, lake.resolve(path), column)
+                try:
+                    out |= _hashes(lake, lake.resolve(path), column)
+                except (OSError, ValueError) as exc:  # what it refers to is unknown: delete nothing
+                    from guiforge.errors import GuiforgeError
+
+                    raise GuiforgeError(f"lake gc: {lake.relative(lake.resolve(path))} does not open ({str(exc)[:80]}); "
+                                        "nothing was deleted: see `guiforge lake check`") from None
     return out
 
 

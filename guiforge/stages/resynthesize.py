@@ -20,6 +20,8 @@ class ResynthesizeConfig(StageConfig):
     tasks_per_round: int = Field(default=24, ge=1, le=100_000, description="new candidates per round at most")
     task_share: float = Field(default=0.25, ge=0, le=1,
                               description="share of the budget for single failed tasks (the rest: standouts)")
+    harder_variants: bool = Field(default=True, description="every other new task: the smallest screen, a compact "
+                                                            "theme and every distractor of its domain")
 
 
 class ResynthesizeStage(Stage):
@@ -46,6 +48,7 @@ class ResynthesizeStage(Stage):
         from guiforge.curation.lakeread import read_rows, task_index
         from guiforge.curation.resynthesis import aims, new_task_id, resynthesize
         from guiforge.curation.rounds import round_of
+        from guiforge.presentation import harder_presentation
         from guiforge.stages.skills import cards_from_rows
         from guiforge.stages.task_gates import world_index
         from guiforge.stages.tasks import candidate_row, file_problems
@@ -69,10 +72,16 @@ class ResynthesizeStage(Stage):
                 excluded.append(exclusion_row(self.name, "file", "; ".join(problems[:3]), candidate.task_id,
                                               "task_candidates", {"problems": problems, "diagnosis_id": aim.diagnosis_id}))
                 continue
+            # every other task of an aim is a harder variant: a smaller screen, denser, every distractor
+            harder = len(out) % 2 == 1 and self.config.harder_variants
+            if harder:
+                candidate.presentation = harder_presentation(candidate.domain, candidate.task_id, ctx.seed,
+                                                             candidate.variant).as_dict()
             row = candidate_row(candidate, {"file": "pass" if candidate.setup.get("files") else "n/a"})
             binding = json.loads(row["binding_json"])
             row.update({"parent_task_id": aim.parent_for(candidate.skill_id, tasks), "round": round_, "diagnosis_id": aim.diagnosis_id,
-                        "binding_json": json.dumps({**binding, "base_task_id": base_id, "weakness": aim.weakness},
+                        "binding_json": json.dumps({**binding, "base_task_id": base_id, "weakness": aim.weakness,
+                                                    "harder": bool(harder)},
                                                    default=str)})
             out.append(row)
         return {"task_candidates": out, "exclusions": excluded}

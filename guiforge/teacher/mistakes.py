@@ -121,7 +121,7 @@ def noticed(mistake: Mistake, obs: Observation) -> bool:
     if mistake.kind == "wrong_row_value":
         focused = next((e for e in _elements(obs) if e.get("focused")), None)
         return focused is not None and (focused.get("value") or "").endswith(mistake.typed or "\0")
-    return mistake.kind in ("wrong_scroll", "wrong_tool_argument", "offset")  # the output / the target is in view
+    return mistake.kind in ("wrong_scroll", "wrong_tool_argument")  # the list, the tool output is in view
 
 
 def focused_field(obs: Observation) -> dict[str, Any] | None:
