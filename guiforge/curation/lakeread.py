@@ -34,8 +34,12 @@ def images_by_sha(ctx, shas: set[str]) -> dict[str, tuple[bytes, str]]:
     """sha256 -> (bytes, media type) for the screenshots asked for."""
     if not shas:
         return {}
-    rows = read_rows(ctx, "images", ["sha256", "data", "format"], ("sha256", shas))
-    return {r["sha256"]: (r["data"], f"image/{r['format'] or 'png'}") for r in rows}
+    from guiforge.lake.images import ImageReader
+
+    # through the lake's one image API: it also finds frames kept when their shard was pruned
+    reader = ctx.resource("image-reader", lambda: ImageReader(ctx.lake))
+    found = reader.get_many(shas, missing_ok=True)
+    return {sha: (data, "image/jpeg" if data[:2] == b"\xff\xd8" else "image/png") for sha, data in found.items()}
 
 
 def accepted_trajectories(ctx, source: str) -> set[str]:

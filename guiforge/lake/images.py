@@ -62,6 +62,9 @@ class ImageReader:
             if not todo:
                 return out
             index = self._load_index()
+            if any(sha not in index for sha in todo):  # shards committed since (a later round): look again
+                self._index = None
+                index = self._load_index()
             by_path: dict[str, list[str]] = {}
             for sha in todo:
                 path = index.get(sha)
