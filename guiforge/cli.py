@@ -245,9 +245,13 @@ def export_cmd(
     lake: LakeOpt = None,
     run_id: Annotated[str | None, typer.Option("--run-id", help="the run to export (needed when several)")] = None,
     fmt: Annotated[str, typer.Option("--format", help="hf | trl (Parquet + card) | llamafactory")] = "hf",
-    coords: Annotated[str, typer.Option("--coords", help="grid999 | grid1000 | pixels | unit")] = "grid999",
+    coords: Annotated[str | None, typer.Option(
+        "--coords", help="grid999 | grid1000 | pixels | unit | resized (default: the action format's own)")] = None,
     context: Annotated[str | None, typer.Option(
         "--context", help="recorded (default), or rebuild prompts: full, summary, last_k:K, window:K:O")] = None,
+    action_format: Annotated[str, typer.Option(
+        "--action-format", help="what the student writes: guiforge | qwen_vl | uitars | pyautogui | module:Class")]
+    = "guiforge",
 ) -> None:
     """Write the run's training datasets: SFT rows, the RL prompt set, a dataset card."""
     from guiforge.config import load_pipeline
@@ -255,11 +259,13 @@ def export_cmd(
     from guiforge.lake.store import Lake
 
     store = Lake(lake or load_pipeline(None).config.lake)
-    result = export_run(store, out_dir, run_id=run_id, fmt=fmt, coords=coords, context=context)
+    result = export_run(store, out_dir, run_id=run_id, fmt=fmt, coords=coords, context=context,
+                        action_format=action_format)
     commit_export(store, result)
     f = result.figures
     how = "judgments.accepted" if result.acceptance == "judgments" else "verifier success (no judgments in the run)"
-    out.print(f"exported run {result.run_id} to {out_dir} ({fmt}, {coords}): {result.n_sft} SFT rows, "
+    out.print(f"exported run {result.run_id} to {out_dir} ({fmt}, {result.action_format}, {result.coords}): "
+              f"{result.n_sft} SFT rows, "
               f"{result.n_rl} RL prompts; accepted by {how}; {f['excluded']} left out (see exclusions); "
               f"{f['rows_per_s']} rows/s, {f['sft_bytes_per_step']} bytes per SFT step "
               f"(raw lake {f['raw_bytes_per_step']})", soft_wrap=True)

@@ -19,10 +19,11 @@ from guiforge.config import build_pipeline
 from guiforge.envs.actions import to_pixels
 from guiforge.errors import GuiforgeError
 from guiforge.export import export_run
-from guiforge.export.coords import CONVENTIONS, decode_action, encode_action, pixel_point
 from guiforge.export.prompts import rebuild, recorded
 from guiforge.export.source import load_source
+from guiforge.export.target import Target, check_target
 from guiforge.harness.context import ContextPolicy
+from guiforge.harness.formats import COORD_KINDS, ParseError, get_format
 from guiforge.harness.parser import parse_reply
 from guiforge.lake import Lake, ShardCommit, commit_shard
 from guiforge.orchestration.runner import run_pipeline
@@ -95,18 +96,27 @@ def test_coordinates_within_one_pixel():
     for width, height in [(1280, 800), (412, 839), (1920, 1080), (1082, 2000), (7, 5)]:
         for g in range(0, 1000, 37):
             want = to_pixels(g, 999 - g, width, height)
-            for convention in CONVENTIONS:
-                encoded = encode_action({"type": "click", "x": g, "y": 999 - g}, width, height, convention)
-                px, py = pixel_point(encoded, width, height, convention)
-                assert abs(px - want[0]) <= 1 and abs(py - want[1]) <= 1, (convention, width, g, encoded)
-                back = decode_action(encoded, width, height, convention)  # what a replay steps
-                landed = to_pixels(back["x"], back["y"], width, height)  # where the environment acts
+            for convention in COORD_KINDS:
+                target = Target("guiforge", convention)
+                system = target.coord_system((width, height))
+                reply = target.encode("", {"type": "click", "x": g, "y": 999 - g}, (width, height), "web")
+                encoded = json.loads(reply)["action"]
+                px = encoded["x"] * (width - 1) / system.extent(0)
+                py = encoded["y"] * (height - 1) / system.extent(1)
+                # half a unit of the convention (a 1000-grid unit is 1.9 px of a 1920 frame), plus
+                # the half pixel the environment's own point is rounded by
+                unit = max((width - 1) / system.extent(0), (height - 1) / system.extent(1)) if system.integral else 0
+                slack = max(system.tolerance_px(), unit / 2 + 0.5)
+                assert abs(px - want[0]) <= slack and abs(py - want[1]) <= slack, (convention, width, g, encoded)
+                back = target.decode(reply, "web", None, (width, height))[1]  # what a replay steps
+                landed = to_pixels(back.x, back.y, width, height)  # where the environment acts
                 step_x, step_y = max(1, -(-width // 999)), max(1, -(-height // 999))  # one grid unit in px
-                assert abs(landed[0] - want[0]) <= step_x and abs(landed[1] - want[1]) <= step_y
+                assert abs(landed[0] - want[0]) <= step_x + slack and abs(landed[1] - want[1]) <= step_y + slack
                 if convention in ("grid999", "pixels") and min(width, height) > 999:  # pixels finer than the grid
-                    assert (back["x"], back["y"]) == (g, 999 - g)
-    with pytest.raises(ValueError, match="outside the pixels range"):
-        decode_action({"type": "click", "x": 1300, "y": 10}, 1280, 800, "pixels")
+                    assert (back.x, back.y) == (g, 999 - g)
+    with pytest.raises(ParseError, match="outside the pixels range"):
+        Target("guiforge", "pixels").decode('{"action": {"type": "click", "x": 1300, "y": 10}}', "web", None,
+                                            (1280, 800))
 
 
 def test_hf_export_loads_with_datasets(lake, hf_export):
@@ -181,7 +191,8 @@ def test_pixel_coordinates_in_target_and_prompt(lake, tmp_path):
             assert (action["x"], action["y"]) == (pixels["x"], pixels["y"])
             checked += 1
         system = row["messages"][0]["content"][0]["text"]
-        assert "integer pixels of the screenshot" in system and "0-999 grid" not in system
+        assert f"pixels of the {row['image_width']}x{row['image_height']} screenshot" in system
+        assert "0-999 grid" not in system
     assert checked and result.coords == "pixels"
 
 
@@ -263,13 +274,17 @@ def test_trl_accepts_every_row(hf_export):
 
 def _reference_completion(lake, task_id: str, coords: str, rl_row: dict) -> str:
     """A successful trajectory's actions as a completion in the export's convention."""
-    from guiforge.export.prompts import encode_reply
+    return "\n".join(_reference_replies(lake, task_id, coords, rl_row))
 
+
+def _reference_replies(lake, task_id: str, coords: str, rl_row: dict, action_format: str = "guiforge") -> list[str]:
+    """A successful trajectory's actions, one reply each, in an action format and convention."""
+    target = Target(action_format, coords)
     winner = next(t for t in lake.read_table("trajectories").to_pylist() if t["task_id"] == task_id and t["success"])
     steps = sorted((s for s in lake.read_table("steps").to_pylist() if s["trajectory_id"] == winner["trajectory_id"]),
                    key=lambda s: s["step_index"])
-    return "\n".join(encode_reply(s["thought"], s["action"], s["image_width"], s["image_height"], coords)
-                     for s in steps)
+    return [target.encode(s["thought"], s["action"], (s["image_width"], s["image_height"]), rl_row["domain"])
+            for s in steps]
 
 
 def test_reward_scores_reference_one_and_empty_zero(lake, tmp_path):
@@ -285,6 +300,53 @@ def test_reward_scores_reference_one_and_empty_zero(lake, tmp_path):
     assert reward(prompts=[row["prompt"]] * 2, completions=completions, **columns) == [1.0, 0.0]
     partial = TaskReward(reward="score")(prompts=[row["prompt"]] * 2, completions=completions, **columns)
     assert partial[0] == 1.0 and partial[1] < 1.0  # the rubric's weighted score: s0 may earn part of it
+
+
+@pytest.mark.parametrize("action_format", ["uitars", "qwen_vl"])
+def test_export_in_a_students_action_format(lake, tmp_path, action_format):
+    """Rows a UI-TARS / Qwen-VL student trains on: its own system prompt, every assistant turn
+    in its words and convention (read back by its codec to the lake's action), and an RL
+    reward that scores a completion written that way."""
+    from guiforge.harness.episode import system_prompt
+    from guiforge.rl import TaskReward
+
+    out = tmp_path / action_format
+    result = export_run(lake, out, fmt="hf", action_format=action_format)
+    codec = get_format(action_format)
+    assert result.action_format == action_format and result.coords == codec.default_coords
+    steps = {(s["trajectory_id"], s["step_index"]): s for s in lake.read_table("steps").to_pylist()}
+    ds = load_dataset(str(out), "all", split="train")
+    assert len(ds) == result.n_sft > 0
+    for row in ds:
+        frame = (row["image_width"], row["image_height"])
+        target = Target(action_format, result.coords)
+        assert row["messages"][0]["content"][0]["text"] == system_prompt(
+            row["domain"], row["variant"], None, codec, target.coord_system(frame))
+        _, action = target.decode(row["messages"][-1]["content"][0]["text"], row["domain"], row["variant"], frame)
+        want = steps[(row["trajectory_id"], row["step_index"])]["action"]
+        assert action.type == want["type"]
+        if want.get("x") is not None:
+            got, expected = to_pixels(action.x, action.y, *frame), to_pixels(want["x"], want["y"], *frame)
+            slack = target.coord_system(frame).tolerance_px() + 1
+            assert abs(got[0] - expected[0]) <= slack and abs(got[1] - expected[1]) <= slack
+        for m in row["messages"][2:-1]:
+            if m["role"] == "assistant":  # past replies re-encoded: the student's codec reads them
+                target.decode(m["content"][0]["text"], row["domain"], row["variant"], frame)
+    assert row["action_format"] == action_format
+    rl = load_dataset(str(out), "rl", split="train")
+    row = next(r for r in rl if r["n_success"])
+    assert row["action_format"] == action_format and row["coords"] == result.coords
+    replies = _reference_replies(lake, row["task_id"], row["coords"], row, action_format)
+    columns = {k: [row[k]] * 2 for k in row if k not in ("prompt", "images")}
+    completions = [[{"role": "assistant", "content": r} for r in replies], [{"role": "assistant", "content": "hm"}]]
+    assert TaskReward()(prompts=[row["prompt"]] * 2, completions=completions, **columns) == [1.0, 0.0]
+
+
+def test_native_tool_formats_are_refused_with_the_option():
+    with pytest.raises(GuiforgeError, match=r"--action-format: 'openai_tools' .*text format"):
+        check_target("openai_tools", None)
+    with pytest.raises(GuiforgeError, match="--coords: 'inches'"):
+        check_target("uitars", "inches")
 
 
 def test_environment_through_trls_interface(lake, tmp_path):

@@ -28,7 +28,8 @@ def _config(folder: Path, name: str, path: str, features, n: int, default: bool 
 
 
 def write_card(folder: Path, *, run_id: str, acceptance: str, coords: str, context: str, sft_domains: Counter,
-               sft_features, pc_features, rl_features, n_rl: int, exclusions: Counter, figures: dict) -> None:
+               sft_features, pc_features, rl_features, n_rl: int, exclusions: Counter, figures: dict,
+               target=None) -> None:
     configs, infos = [], []
     n_sft = sum(sft_domains.values())
     if n_sft:
@@ -46,6 +47,10 @@ def write_card(folder: Path, *, run_id: str, acceptance: str, coords: str, conte
     how = ("accepted by the run's judgments (`judgments.accepted`)" if acceptance == "judgments" else
            "**no judgments in this run: trajectories whose code verifier succeeded** (no judge looked at them)")
     domains = ", ".join(f"{d} {n}" for d, n in sorted(sft_domains.items())) or "none"
+    fmt = getattr(target, "action_format", "guiforge")
+    reply = ('the harness\'s reply format `{"thought": ..., "action": {...}}`' if fmt == "guiforge" else
+             f"the `{fmt}` action format (the system prompt is that format's own, past replies are re-encoded in it, "
+             "and `guiforge.rl` reads completions back with the same codec)")
     excluded = "\n".join(f"| {reason} | {n} |" for reason, n in exclusions.most_common(20)) or "| (none) | 0 |"
     body = f"""
 # guiforge export of run `{run_id}`
@@ -57,7 +62,7 @@ terminal, a tool registry) -> judge -> RL selection -> relabel -> this export.
 - **SFT rows**: one per step of a trajectory {how}; {n_sft} rows ({domains}).
   `messages` is exactly what the policy saw at that step ({context}): the domain's system prompt with
   its action set, user turns with `{{"type": "image"}}` placeholders (one per entry of `images`, in order),
-  and the assistant turn in the harness's reply format `{{"thought": ..., "action": {{...}}}}`.
+  and the assistant turn in {reply}.
   Where a consistent relabel exists its thought is the target; steps whose relabel failed the
   thought/action consistency check are left out.
 - **Coordinates**: `{coords}` (converted from the lake's 0-999 grid to within one pixel).

@@ -15,10 +15,9 @@ import re
 from typing import Any
 
 from guiforge.envs.actions import Action
-from guiforge.export.coords import PROMPT_LINES, encode_action
+from guiforge.export.target import Target, reencode
 from guiforge.harness.context import ContextPolicy, Observed, Turn, build_messages
 from guiforge.harness.episode import _summary
-from guiforge.harness.parser import ParseError, parse_reply
 from guiforge.models.base import ImagePart
 
 Prompt = list[dict[str, Any]]  # [{"role", "parts": [str | {"image": sha}]}]
@@ -63,60 +62,49 @@ def rebuild(steps: list[dict[str, Any]], index: int, policy: ContextPolicy | Non
     return out
 
 
-def encode_reply(thought: str, action: dict[str, Any], width: int | None, height: int | None,
-                 coords: str) -> str:
-    """The harness's reply format (``format_reply``) with the action's points in ``coords``."""
-    body = encode_action(action, width, height, coords)
-    return json.dumps({"thought": thought, "action": body}, ensure_ascii=False)
-
-
 _POINT = re.compile(r"\b(x2|y2|x|y)=(\d+)")
 _STEP_LINE = re.compile(r"^Step (\d+): ", re.M)
 
 
-def _convert_summary(text: str, sizes: dict[int, tuple[int, int]], coords: str) -> str:
+def _convert_summary(text: str, sizes: dict[int, tuple[int, int]], target: Target) -> str:
     """'Earlier steps' lines name points as x=.. y=..: each in its own step's frame."""
     out = []
     for line in text.split("\n"):
         m = _STEP_LINE.match(line)
         size = sizes.get(int(m.group(1))) if m else None
         if size and size[0]:
-            w, h = size
 
-            def sub(mm: re.Match, w: int = w, h: int = h) -> str:
+            def sub(mm: re.Match, size: tuple[int, int] = size) -> str:
                 axis = mm.group(1)
-                point = {"x": 0, "y": 0, axis[0]: int(mm.group(2))}
-                value = encode_action(point, w, h, coords)[axis[0]]
-                return f"{axis}={value}"
+                return f"{axis}={target.point(int(mm.group(2)), 0 if axis[0] == 'x' else 1, size)}"
 
             line = _POINT.sub(sub, line)
         out.append(line)
     return "\n".join(out)
 
 
-def convert(prompt: Prompt, steps: list[dict[str, Any]], domain: str, variant: str | None, coords: str) -> Prompt:
-    """``prompt`` in the export's coordinate convention: the system prompt's grid sentence,
-    past replies re-encoded in the harness's format, and 'earlier steps' summaries."""
-    if coords == "grid999":
+def convert(prompt: Prompt, steps: list[dict[str, Any]], domain: str, variant: str | None, target: Target,
+            source: Target | None = None) -> Prompt:
+    """``prompt`` (recorded in the teacher's ``source`` format) in the export's ``target``:
+    the system prompt re-rendered in the target's template and convention, past replies
+    re-encoded, and 'earlier steps' summaries with the target's points."""
+    source = source or Target()
+    if target == source:
         return prompt
     sizes = {s["step_index"]: (s.get("image_width") or 0, s.get("image_height") or 0) for s in steps}
     replies = {s["raw_output"]: s for s in steps if s.get("raw_output")}
+    frame = sizes.get(steps[-1]["step_index"]) if steps else None
     out: Prompt = []
     for m in prompt:
         parts = list(m["parts"])
         if m["role"] == "system":
-            parts = [p.replace(PROMPT_LINES["grid999"], PROMPT_LINES[coords]) if isinstance(p, str) else p
-                     for p in parts]
+            parts = [target.system(domain, variant, frame)]
         elif m["role"] == "assistant" and parts and isinstance(parts[0], str) and parts[0] in replies:
             step = replies[parts[0]]
-            try:
-                thought, action = parse_reply(parts[0], domain, variant)
-                parts = [encode_reply(thought, action.model_dump(), step.get("image_width"),
-                                      step.get("image_height"), coords)]
-            except ParseError:
-                pass  # a reply the harness could not read was shown as it was
+            seen = (step.get("image_width") or 0, step.get("image_height") or 0)
+            parts = [reencode(parts[0], source, target, domain, variant, seen)]
         elif m["role"] == "user" and parts and isinstance(parts[0], str) and parts[0].startswith("Earlier steps:"):
-            parts = [_convert_summary(parts[0], sizes, coords), *parts[1:]]
+            parts = [_convert_summary(parts[0], sizes, target), *parts[1:]]
         out.append({"role": m["role"], "parts": parts})
     return out
 

@@ -2,10 +2,11 @@
 of the RL pool, each with the lineage columns that lead back to persona, world, skill, task,
 trajectory and every model and prompt hash involved.
 
-The SFT target is the assistant turn in the harness's reply format (``{"thought", "action"}``)
-with the action's points in the export's coordinate convention; where a consistent relabel
-exists its thought (and, on the 0-999 grid, its assistant text) is the target, and a step
-whose relabel failed the consistency check is left out with the reason.
+The SFT target is the assistant turn in the export's target (``export.target``: an action
+format and a coordinate convention; by default the harness's ``{"thought", "action"}`` on the
+0-999 grid); where a consistent relabel exists its thought (and, in the default target, its
+assistant text) is the target, and a step whose relabel failed the consistency check is left
+out with the reason.
 """
 
 from __future__ import annotations
@@ -14,15 +15,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from guiforge.export.prompts import (
-    convert,
-    encode_reply,
-    rebuild,
-    recorded,
-    text_message,
-    trainer_messages,
-)
+from guiforge.export.prompts import convert, rebuild, recorded, text_message, trainer_messages
 from guiforge.export.source import Source, harness_of
+from guiforge.export.target import Target
 from guiforge.harness.context import ContextPolicy
 
 
@@ -52,7 +47,7 @@ def _lineage(src: Source, trajectory: dict[str, Any], task: dict[str, Any]) -> d
     }
 
 
-def _target(src: Source, step: dict[str, Any], coords: str) -> tuple[str | None, dict[str, Any], str | None]:
+def _target(src: Source, step: dict[str, Any], target: Target, domain: str) -> tuple[str | None, dict[str, Any], str | None]:
     """(assistant text or None, relabel lineage, reason the step is left out or None)."""
     relabel = src.relabels.get((step["trajectory_id"], step["step_index"]))
     lineage = {"relabeler_model": None, "relabel_prompt_hash": None, "relabel_mode": None, "thought_source": "teacher"}
@@ -67,14 +62,20 @@ def _target(src: Source, step: dict[str, Any], coords: str) -> tuple[str | None,
                    "thought_source": "relabel"}
         if not relabel.get("consistent"):
             return None, lineage, f"relabel inconsistent with the action ({relabel.get('failed_check') or 'check failed'})"
-        if coords == "grid999" and relabel.get("assistant_text"):
+        if target.is_recorded and relabel.get("assistant_text"):
             return relabel["assistant_text"], lineage, None
         thought = "" if relabel.get("mode") == "direct" else (relabel.get("thought") or thought)
-    text = encode_reply(thought, step["action"], step.get("image_width"), step.get("image_height"), coords)
-    return text, lineage, None
+    frame = (step.get("image_width") or 0, step.get("image_height") or 0)
+    return target.encode(thought, step["action"], frame, domain), lineage, None
 
 
-def sft_rows(src: Source, coords: str, context: ContextPolicy | None = None) -> list[ExportRow]:
+def _source(trajectory: dict[str, Any]) -> Target:
+    """The format and convention the teacher's prompts and replies were recorded in."""
+    harness = harness_of(trajectory)
+    return Target(harness.get("action_format") or "guiforge", harness.get("coords") or "grid999")
+
+
+def sft_rows(src: Source, target: Target, context: ContextPolicy | None = None) -> list[ExportRow]:
     rows = []
     for trajectory in src.trajectories:
         task = src.tasks[trajectory["task_id"]]
@@ -87,26 +88,27 @@ def sft_rows(src: Source, coords: str, context: ContextPolicy | None = None) -> 
                 src.exclude("prompt", "step has no recorded prompt (collected before prompts were recorded)",
                             subject, "steps")
                 continue
-            target, relabel_lineage, reason = _target(src, step, coords)
+            reply, relabel_lineage, reason = _target(src, step, target, task["domain"])
             if reason:
                 src.exclude("relabel" if "relabel" in reason else "step", reason, subject, "steps")
                 continue
-            prompt = convert(rebuild(steps, i, context), steps, task["domain"], variant, coords)
+            prompt = convert(rebuild(steps, i, context), steps[: i + 1], task["domain"], variant, target,
+                             _source(trajectory))
             messages, images = trainer_messages(prompt)
-            messages.append(text_message("assistant", target))
+            messages.append(text_message("assistant", reply))
             action = step["action"]
             rows.append(ExportRow(task["domain"], messages, images, {
                 **base, **relabel_lineage, "step_index": step["step_index"], "domain": task["domain"],
                 "variant": variant, "apps": list(task.get("apps") or []), "instruction": task["instruction"],
                 "action_type": action["type"], "image_width": step.get("image_width"),
                 "image_height": step.get("image_height"), "step_prompt_hash": step.get("prompt_hash"),
-                "image_sha256": images, "coords": coords,
+                "image_sha256": images, "coords": target.coords, "action_format": target.action_format,
                 "context": "recorded" if context is None else json.dumps(context.model_dump()),
             }))
     return rows
 
 
-def rl_rows(src: Source, coords: str, world_json: dict[str, str]) -> list[ExportRow]:
+def rl_rows(src: Source, target: Target, world_json: dict[str, str]) -> list[ExportRow]:
     """The RL pool as GRPO prompts: the step-0 prompt (system, task, s0's screenshot) plus
     the task spec; ``task_json`` and ``world_json`` let the reward rebuild s0."""
     rows = []
@@ -117,7 +119,9 @@ def rl_rows(src: Source, coords: str, world_json: dict[str, str]) -> list[Export
             src.exclude("rl_prompt", "no recorded first step to show s0", task_id, "rl_tasks")
             continue
         task = json.loads(pool["task_json"] or "{}") or src.tasks.get(task_id, {})
-        prompt = convert(recorded(first), [first], pool["domain"], task.get("variant"), coords)
+        harness = src.first_harness.get(task_id, {})
+        source = Target(harness.get("action_format") or "guiforge", harness.get("coords") or "grid999")
+        prompt = convert(recorded(first), [first], pool["domain"], task.get("variant"), target, source)
         messages, images = trainer_messages(prompt)
         rows.append(ExportRow(pool["domain"], messages, images, {
             "run_id": src.run_id, "task_id": task_id, "domain": pool["domain"], "variant": task.get("variant"),
@@ -127,7 +131,7 @@ def rl_rows(src: Source, coords: str, world_json: dict[str, str]) -> list[Export
             "selected_reason": pool.get("selected_reason"), "max_steps": task.get("max_steps"),
             "task_json": pool["task_json"], "world_json": world_json.get(pool["world_id"] or ""),
             "image_width": first.get("image_width"), "image_height": first.get("image_height"),
-            "image_sha256": images, "coords": coords,
+            "image_sha256": images, "coords": target.coords, "action_format": target.action_format,
             # the frames the reward's and the environment's phone screens must match
             "phone_screenshots": src.first_harness.get(task_id, {}).get("phone_screenshots"),
         }))

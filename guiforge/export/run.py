@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from guiforge.errors import GuiforgeError
-from guiforge.export.coords import check_convention
 from guiforge.export.source import load_source, read_images, task_world_json
+from guiforge.export.target import check_target
 from guiforge.harness.context import ContextPolicy
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.lake.store import Lake
@@ -35,6 +35,7 @@ class ExportResult:
     acceptance: str
     figures: dict[str, Any]
     context: str = "recorded"
+    action_format: str = "guiforge"
     exports: list[dict[str, Any]] = field(default_factory=list)
     exclusions: list[dict[str, Any]] = field(default_factory=list)
 
@@ -68,22 +69,22 @@ def _dir_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
-def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "hf", coords: str = "grid999",
-               context: str | None = None) -> ExportResult:
+def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "hf", coords: str | None = None,
+               context: str | None = None, action_format: str | None = None) -> ExportResult:
+    """``action_format`` and ``coords``: what the student writes (``export.target``); the
+    defaults are the harness's JSON on the 0-999 grid, or the format's own convention."""
     if fmt not in FORMATS:
         raise GuiforgeError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
-    try:
-        check_convention(coords)
-    except ValueError as exc:
-        raise GuiforgeError(f"--coords: {exc}") from None
+    target = check_target(action_format, coords)
+    coords = target.coords
     policy = parse_context(context)
     started = time.perf_counter()
     from guiforge.export.rows import rl_rows, sft_rows
 
     src = load_source(lake, run_id)
-    sft = sft_rows(src, coords, policy)
+    sft = sft_rows(src, target, policy)
     worlds = task_world_json(lake, src.run_id, {r["world_id"] for r in src.rl_tasks if r.get("world_id")})
-    rl = rl_rows(src, coords, worlds)
+    rl = rl_rows(src, target, worlds)
     images = read_images(lake, {sha for r in (*sft, *rl) for sha in r.images})
     missing = {sha for r in (*sft, *rl) for sha in r.images} - set(images)
     if missing:
@@ -118,7 +119,7 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
         figures["sft_bytes_per_step"] = round(sft_bytes / max(len(sft), 1))
         columns = list(sft[0].columns) if sft else []
         rl_columns = list(rl[0].columns) if rl else []
-        write_card(out, run_id=src.run_id, acceptance=src.acceptance, coords=coords,
+        write_card(out, run_id=src.run_id, acceptance=src.acceptance, coords=coords, target=target,
                    context="as recorded" if policy is None else f"rebuilt with context policy {policy.kind}",
                    sft_domains=Counter({d: len(v) for d, v in by_domain.items()}),
                    sft_features=features_for("sft", columns), pc_features=features_for("prompt_completion", columns),
@@ -129,15 +130,17 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
     figures.update({"seconds": round(seconds, 3), "rows_per_s": round((len(sft) + len(rl)) / max(seconds, 1e-9), 1),
                     "steps_considered": n_steps, "excluded": len(src.exclusions)})
     created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    details = {"acceptance": src.acceptance, "context": context or "recorded", "figures": figures,
+    details = {"acceptance": src.acceptance, "context": context or "recorded", "action_format": target.action_format,
+               "figures": figures,
                "exclusions": dict(Counter(e["reason"] for e in src.exclusions).most_common(50))}
-    exports = [{"export_id": "exp_" + fingerprint([src.run_id, str(out), kind, fmt, coords, context or "", created],
+    exports = [{"export_id": "exp_" + fingerprint([src.run_id, str(out), kind, fmt, coords, target.action_format, context or "",
+                                                   created],
                                                   14),
                 "kind": kind, "path": str(out), "n_rows": n, "format": f, "coords": coords,
                 "source_run": src.run_id, "created_at": created, "details_json": json.dumps(details)}
                for kind, n, f in kinds]
     return ExportResult(src.run_id, out, fmt, coords, len(sft), len(rl), src.acceptance, figures,
-                        context or "recorded", exports, src.exclusions)
+                        context or "recorded", target.action_format, exports, src.exclusions)
 
 
 def _fresh_folder(out: Path) -> None:
@@ -158,6 +161,7 @@ def commit_export(lake: Lake, result: ExportResult, stage: str = "export") -> No
     from guiforge.lake.writer import ShardCommit, commit_shard
 
     # the same export again (same run, folder, format, convention) replaces its shard
-    fp = fingerprint([result.run_id, str(result.out.resolve()), result.fmt, result.coords, result.context])
+    fp = fingerprint([result.run_id, str(result.out.resolve()), result.fmt, result.coords, result.context,
+                      *([result.action_format] if result.action_format != "guiforge" else [])])
     commit_shard(lake, ShardCommit(stage, result.run_id, fp, f"export[{result.out.name}]"),
                  {"exports": result.exports, "exclusions": result.exclusions})

@@ -17,7 +17,13 @@ import io
 from typing import Any
 
 from guiforge.envs.base import EnvFailure
-from guiforge.rl.tasks import env_spec_for, json_objects, read_action, runtime_task, shared_manager
+from guiforge.rl.tasks import (
+    completion_replies,
+    env_spec_for,
+    read_action,
+    runtime_task,
+    shared_manager,
+)
 
 
 def _image(data: bytes | None):
@@ -33,9 +39,11 @@ class GuiforgeEnv:
     """One rollout's environment: a leased guiforge environment reset to a task's s0."""
 
     def __init__(self, reward: str = "success", coords: str | None = None, manager=None,
-                 acquire_timeout_s: float = 600.0):
+                 acquire_timeout_s: float = 600.0, action_format: str | None = None):
         self._reward = reward
         self._coords_override = coords
+        self._format_override = action_format
+        self._format = action_format or "guiforge"
         self._manager = manager
         self._timeout = acquire_timeout_s
         self._lease = None
@@ -48,12 +56,13 @@ class GuiforgeEnv:
         self._failure: str | None = None
 
     def reset(self, task_json: str, world_json: str | None = None, coords: str | None = None,
-              phone_screenshots: str | None = "css", **_: Any) -> str | None:
+              phone_screenshots: str | None = "css", action_format: str | None = None, **_: Any) -> str | None:
         """Lease an environment and reset it to the row's task. The prompt already shows s0,
         so nothing is appended to it (None)."""
         self._release()
         self._spec, self._variant = runtime_task(task_json, world_json)
         self._coords = self._coords_override or coords or "grid999"
+        self._format = self._format_override or action_format or "guiforge"
         self._steps, self._done, self._failure = 0, False, None
         manager = self._manager or shared_manager()
         self._lease = manager.acquire(env_spec_for(self._spec.domain, self._variant, phone_screenshots),
@@ -82,12 +91,12 @@ class GuiforgeEnv:
         if self._steps >= self._spec.max_steps:
             self._done = True
             return [{"type": "text", "text": f"Step budget of {self._spec.max_steps} actions used up."}]
-        objects = json_objects(action) if isinstance(action, str) else [action]
+        replies = completion_replies(action, self._format) if isinstance(action, str) else [action]
         try:
-            if not objects:
+            if not replies:
                 raise ValueError("not JSON: reply with one action such as {\"type\": \"click\", \"x\": 10, \"y\": 20}")
-            parsed = read_action(objects[0], self._spec.domain, self._variant, self._obs.width, self._obs.height,
-                                 self._coords)
+            parsed = read_action(replies[0], self._spec.domain, self._variant, self._obs.width, self._obs.height,
+                                 self._coords, self._format)
         except ValueError as exc:
             return [{"type": "text", "text": f"Your action could not be used: {exc}"}]
         try:

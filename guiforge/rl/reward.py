@@ -24,9 +24,8 @@ from typing import Any
 
 from guiforge.envs.base import EnvFailure
 from guiforge.rl.tasks import (
-    completion_text,
+    completion_replies,
     env_spec_for,
-    json_objects,
     read_action,
     runtime_task,
     shared_manager,
@@ -43,20 +42,22 @@ class Replay:
 
 
 def replay(task_json: str, world_json: str | None, completion: Any, coords: str = "grid999",
-           phone_screenshots: str | None = "css", manager=None, acquire_timeout_s: float = 600.0) -> Replay:
-    """Reset the task, play the completion's actions, evaluate."""
+           phone_screenshots: str | None = "css", manager=None, acquire_timeout_s: float = 600.0,
+           action_format: str = "guiforge") -> Replay:
+    """Reset the task, play the completion's actions (read with ``action_format``'s codec
+    in ``coords``), evaluate."""
     spec, variant = runtime_task(task_json, world_json)
     manager = manager or shared_manager()
-    replies = json_objects(completion_text(completion))
+    replies = completion_replies(completion, action_format)
     actions = 0
     error = None
     try:
         with manager.acquire(env_spec_for(spec.domain, variant, phone_screenshots),
                              timeout_s=acquire_timeout_s) as lease:
             obs = lease.reset(spec)
-            for obj in replies[: spec.max_steps]:
+            for reply in replies[: spec.max_steps]:
                 try:
-                    action = read_action(obj, spec.domain, variant, obs.width, obs.height, coords)
+                    action = read_action(reply, spec.domain, variant, obs.width, obs.height, coords, action_format)
                 except ValueError as exc:
                     error = f"reply {actions}: {exc}"
                     break
@@ -76,21 +77,26 @@ class TaskReward:
 
     __name__ = "guiforge_verifier"  # TRL logs each reward under its function's name
 
-    def __init__(self, reward: str = "success", coords: str | None = None, manager=None):
+    def __init__(self, reward: str = "success", coords: str | None = None, manager=None,
+                 action_format: str | None = None):
         if reward not in ("success", "score"):
             raise ValueError(f"reward: {reward!r} is not 'success' or 'score'")
         self.reward = reward
-        self.coords = coords  # None: each row's own `coords` column (the export's convention)
+        # None: each row's own `coords` / `action_format` column (what the export wrote)
+        self.coords = coords
+        self.action_format = action_format
         self.manager = manager
 
     def __call__(self, prompts: list, completions: list, task_json: list[str], world_json: list[str | None],
                  coords: list[str] | None = None, phone_screenshots: list[str | None] | None = None,
-                 **_: Any) -> list[float | None]:
+                 action_format: list[str] | None = None, **_: Any) -> list[float | None]:
         rewards: list[float | None] = []
         for i, completion in enumerate(completions):
             convention = self.coords or (coords[i] if coords else "grid999")
+            codec = self.action_format or (action_format[i] if action_format else None) or "guiforge"
             phone = phone_screenshots[i] if phone_screenshots else "css"
-            result = replay(task_json[i], world_json[i], completion, convention, phone, self.manager)
+            result = replay(task_json[i], world_json[i], completion, convention, phone, self.manager,
+                            action_format=codec)
             if result.score is None:
                 rewards.append(None)
             else:

@@ -1,6 +1,6 @@
 """What the RL side shares: the runtime task of an RL prompt row (rebuilt from its
 ``task_json`` and ``world_json``), one process-wide environment manager, and reading actions
-out of a completion written in the harness's reply format and the export's coordinates."""
+out of a completion written in the export's action format and coordinates."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import json
 import threading
 from typing import Any
 
-from guiforge.envs.actions import Action, action_set
+from guiforge.envs.actions import Action
 from guiforge.envs.base import EnvSpec, TaskSpec
-from guiforge.export.coords import decode_action
+from guiforge.export.target import Target
 from guiforge.harness.formats.guiforge_json import json_objects as _json_objects
 
 _lock = threading.Lock()
@@ -49,39 +49,37 @@ def env_spec_for(domain: str, variant: str | None, phone_screenshots: str | None
     return env_spec(domain, variant, phone_screenshots)
 
 
-def completion_text(completion: Any) -> str:
-    """A TRL completion as text: a string, or conversational messages (assistant turns)."""
+def completion_replies(completion: Any, action_format: str = "guiforge") -> list[str]:
+    """The replies of a TRL completion, one action each, in order: each assistant message
+    of a conversational completion (or the whole string); in the harness's own format, each
+    JSON object of those, so one message may carry several actions."""
     if isinstance(completion, str):
-        return completion
-    texts = []
-    for m in completion or []:
-        if m.get("role") != "assistant":
-            continue
-        content = m.get("content")
-        if isinstance(content, str):
-            texts.append(content)
-        elif isinstance(content, list):
-            texts.extend(p.get("text") or "" for p in content if p.get("type") == "text")
-    return "\n".join(texts)
+        texts = [completion]
+    else:
+        texts = []
+        for m in completion or []:
+            if m.get("role") != "assistant":
+                continue
+            content = m.get("content")
+            if isinstance(content, str):
+                texts.append(content)
+            elif isinstance(content, list):
+                texts.append("".join(p.get("text") or "" for p in content if p.get("type") == "text"))
+    if action_format != "guiforge":
+        return texts
+    replies = []
+    for text in texts:
+        objects = [o for o in _json_objects(text) if isinstance(o, dict)]
+        # no JSON at all: the text itself, so that the codec says what is wrong with it
+        replies += [json.dumps(o, ensure_ascii=False) for o in objects] if objects else ([text] if text.strip() else [])
+    return replies
 
 
-def json_objects(text: str) -> list[dict[str, Any]]:
-    """Every top-level JSON object of a completion, in order (the harness parser's scan)."""
-    return [o for o in _json_objects(text) if isinstance(o, dict)]
-
-
-def read_action(obj: dict[str, Any], domain: str, variant: str | None, width: int, height: int,
-                coords: str) -> Action:
-    """One reply object ({"thought", "action"} or a bare action) as a canonical action;
-    ValueError says what is wrong with it."""
-    raw = obj.get("action", obj)
-    if not isinstance(raw, dict) or "type" not in raw:
-        raise ValueError("no action: expected {\"thought\": ..., \"action\": {\"type\": ...}}")
-    raw = {k: v for k, v in raw.items() if k != "thought"}
-    if width and height:
-        raw = decode_action(raw, width, height, coords)
-    action = Action.model_validate(raw)
-    if action.type not in action_set(domain, variant):
-        raise ValueError(f"{action.type!r} is not an action here; use one of: "
-                         f"{', '.join(sorted(action_set(domain, variant)))}")
-    return action
+def read_action(reply: str | dict[str, Any], domain: str, variant: str | None, width: int, height: int,
+                coords: str, action_format: str = "guiforge") -> Action:
+    """One reply (text, or for the harness's format a parsed object) as a canonical action,
+    read with the export's codec and convention; ValueError says what is wrong with it."""
+    if isinstance(reply, dict):
+        reply = json.dumps(reply, ensure_ascii=False)
+    target = Target(action_format, coords)
+    return target.decode(reply, domain, variant, (width, height) if width and height else None)[1]

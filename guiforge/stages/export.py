@@ -18,7 +18,10 @@ class ExportConfig(StageConfig):
     out: str | None = Field(default=None, description="folder for the exports; default: exports/<run_id> beside a "
                                                       "local lake")
     formats: list[Literal["hf", "trl", "llamafactory"]] = Field(default_factory=lambda: ["hf", "llamafactory"])
-    coords: Literal["grid999", "grid1000", "pixels", "unit"] = "grid999"
+    action_format: str = Field(default="guiforge", description="what the student writes: a text action format "
+                                                                "(guiforge, qwen_vl, uitars, pyautogui, module:Class)")
+    coords: Literal["grid999", "grid1000", "pixels", "unit", "resized"] | None = Field(
+        default=None, description="the student's coordinate convention; default: the action format's own")
     context: str | None = Field(default=None, description="recorded prompts (None) or a context policy to rebuild "
                                                           "them with: full, summary, last_k:K, window:K:O")
     reads: list[str] = Field(default_factory=lambda: list(REQUIRED),
@@ -48,6 +51,16 @@ class ExportStage(Stage):
                                 "set a local folder for the exports")
         return Path(ctx.lake.root).parent / "exports" / ctx.run_id
 
+    def preflight(self) -> None:
+        from guiforge.errors import GuiforgeError
+        from guiforge.export.target import check_target
+
+        try:
+            check_target(self.config.action_format, self.config.coords)
+        except GuiforgeError as exc:  # "--coords: ..." as the config field it came from
+            field = str(exc).replace("--action-format", "action_format", 1).replace("--coords", "coords", 1)
+            raise GuiforgeError(f"stages.{self.name}.{field}") from None
+
     def plan(self, ctx) -> list[ShardPlan]:
         inputs = sorted({s.fingerprint for t in self.inputs() for s in ctx.input_shards(t, reader=self.name)})
         return [ShardPlan(key="export", params={"out": str(self.out_dir(ctx))}, inputs=inputs)]
@@ -58,7 +71,8 @@ class ExportStage(Stage):
         exports, exclusions = [], []
         for fmt in self.config.formats:
             result = export_run(ctx.lake, Path(shard.params["out"]) / fmt, run_id=ctx.run_id, fmt=fmt,
-                                coords=self.config.coords, context=self.config.context)
+                                coords=self.config.coords, context=self.config.context,
+                                action_format=self.config.action_format)
             exports += result.exports
             if not exclusions:  # every format reads the same rows: one set of exclusions
                 exclusions = result.exclusions
