@@ -154,6 +154,15 @@ class ReferenceProgram(DesktopSteps):
         for _ in range(REVEAL_TRIES):
             if find(self.obs, step.get("id"), step.get("label")) is not None:
                 return
+            if self.domain in ("web", "mobile"):
+                # a notification that came up mid-step (after the click that focused a field)
+                # may sit on the target: dismiss it and look again before scrolling away
+                dismissed = False
+                for action in self._clear_way(step):
+                    dismissed = True
+                    yield action
+                if dismissed:
+                    continue
             if self.touch:
                 yield Action(type="swipe", x=500, y=750, x2=500, y2=350), "I need to scroll to find it.", True
             else:

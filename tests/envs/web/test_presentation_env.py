@@ -128,6 +128,18 @@ def test_a_pop_up_between_a_click_and_the_typing_hands_the_focus_back(manager, d
     assert verdict.passed, verdict.reason
 
 
+def test_a_notification_over_the_field_a_click_focused_is_dismissed(manager):
+    """On a small phone the toast that the first tap brings up lands on the search field the
+    tap focused; the reference's next step on that field (select its text, then type)
+    dismisses it instead of scrolling away looking for the field."""
+    card = load_cards(SKILLS_DIR)["mail.forward_attachment"]
+    world, ctx = next((w, c) for w in sample_worlds(6) for c in bindings(card, w)[:1])
+    presentation = {"viewport": [390, 750], "distractors": [{"kind": "toast", "variant": 0, "after_clicks": 1}]}
+    row = {**candidate_row(render(card, world, ctx, "mobile", None, 3)), "presentation_json": json.dumps(presentation)}
+    verdict = PackageGate(manager).check(task_spec(row, world), json.loads(row["reference_json"]))
+    assert verdict.passed, verdict.reason
+
+
 def test_resizes_with_no_screenshot_between_them_leave_no_frame_pending(direct_web, world):
     """The package gate takes no screenshots: a page resized reset after reset with no
     frame drawn between used to keep a frame pending for good, so the next capture (or

@@ -141,3 +141,24 @@ def test_a_dialog_with_a_long_address_stays_on_a_phone_screen(mobile, world):
     assert close["box"][0] + close["box"][2] <= d.obs.width
     d.tap(id="dialog-close")
     assert "dialog-close" not in d.ids()
+
+
+def test_a_dropdown_opens_in_a_scrolled_list(mobile, world):
+    """A category dropdown far down a long account (a dense world's payments) opens after
+    swipes: putting the list back where it was when the dropdown re-renders is not a scroll
+    that closes it."""
+    from guiforge.worlds.background import with_background
+
+    dense = with_background(world)
+    obs = mobile.reset(task("m-drop", "mobile", ["bank"], web_setup(dense, ["bank"]), []))
+    d = Driver(mobile, obs)
+    d.act(Action(type="open_app", app="bank"))
+    d.tap(id="account-acc-checking")
+    for _ in range(3):
+        d.act(Action(type="swipe", x=500, y=750, x2=500, y2=350))
+    selects = [e for e in d.obs.debug["elements"] if (e["id"] or "").startswith("category-") and 150 < e["grid"][1] < 900]
+    assert selects, "no category dropdown on screen after scrolling the account"
+    target = selects[-1]["id"]
+    d.tap(id=target)
+    options = [e for e in d.obs.debug["elements"] if (e["id"] or "").startswith(f"{target}-option-")]
+    assert options, f"{target} did not open in the scrolled list"

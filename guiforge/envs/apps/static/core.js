@@ -221,6 +221,7 @@ const GF = (() => {
   }
 
   // -- rendering ------------------------------------------------------------------------
+  const restoredScroll = new WeakMap(); // list -> the scrollTop render() last put back
   function render() {
     const root = document.getElementById("root");
     const current = location.pathname;
@@ -240,7 +241,10 @@ const GF = (() => {
     document.title = name && apps[name] ? apps[name].title : "Home";
 
     for (const el of root.querySelectorAll("[data-keep-scroll]")) {
-      if (el.dataset.keepScroll in keep) el.scrollTop = keep[el.dataset.keepScroll];
+      if (el.dataset.keepScroll in keep) {
+        el.scrollTop = keep[el.dataset.keepScroll];
+        restoredScroll.set(el, el.scrollTop);
+      }
     }
     if (focusId) {
       const el = document.getElementById(focusId);
@@ -454,8 +458,11 @@ const GF = (() => {
     if (e.key === "Escape" && ui.dropdown) { ui.dropdown = null; render(); } else if (e.key === "Escape" && ui.overlay) closeOverlay();
   });
   window.addEventListener("popstate", () => { ui.overlay = null; ui.dropdown = null; render(); });
-  // An open dropdown is positioned for the scroll offset it opened at.
+  // An open dropdown is positioned for the scroll offset it opened at: a scroll closes it.
+  // Not the scroll event of render() putting a list back where it was (that fires a frame
+  // later, and would close every dropdown opened in a scrolled list at once).
   document.addEventListener("scroll", (e) => {
+    if (restoredScroll.get(e.target) === e.target.scrollTop) return;
     if (ui.dropdown && !(e.target.closest && e.target.closest(".dropdown-menu"))) { ui.dropdown = null; render(); }
   }, true);
   window.addEventListener("resize", () => render());
