@@ -129,8 +129,12 @@ class TaskGatesStage(Stage):
 
         verdicts = [None] * len(pending)
         if gate is not None:
+            # Tasks that need the same instance run next to each other: a desktop's screen size
+            # and look are fixed when LibreOffice starts, so interleaved looks restart it often.
+            order = sorted(range(len(pending)), key=lambda i: _pool_order(pending[i]))
             with ThreadPoolExecutor(self.config.concurrency, thread_name_prefix="package-gate") as pool:
-                verdicts = list(pool.map(package, pending))  # map keeps the shard's order
+                for i, verdict in zip(order, pool.map(package, [pending[i] for i in order]), strict=True):
+                    verdicts[i] = verdict  # back in the shard's order
         for row, result in zip(pending, verdicts, strict=True):
             verdict = {"passed": True, "skipped": True}
             if result is not None:
@@ -141,3 +145,11 @@ class TaskGatesStage(Stage):
             row["gate_json"] = json.dumps({**json.loads(row["gate_json"] or "{}"), "package": verdict})
             accepted.append(row)
         return {"tasks": accepted, "exclusions": excluded}
+
+
+def _pool_order(row: dict) -> str:
+    """The environment pool a task's package gate acquires, as a sort key."""
+    from guiforge.gates.package_gate import env_spec
+
+    presentation = json.loads(row.get("presentation_json") or "null")
+    return repr(env_spec(row["domain"], row["variant"], presentation=presentation).pool_key)
