@@ -102,6 +102,20 @@ def solved(samples: list[SampleFacts]) -> tuple[list[SampleFacts], list[str]]:
     return [s for s in samples if wins[s.task_id]], sorted(t for t, ok in wins.items() if not ok)
 
 
+def _contrast(failures: int, n: int, total_failures: int, total_n: int) -> tuple[float, float, float]:
+    """(failure rate in the group, rate in the rest, z of the difference), rounded."""
+    rest_n, rest_f = total_n - n, total_failures - failures
+    rate, rest = failures / n, (rest_f / rest_n if rest_n else 0.0)
+    return round(rate, 4), round(rest, 4), round(_z(failures, n, rest_f, rest_n), 2)
+
+
+def _better(best: Standout | None, candidate: Standout, gap: float, th: Thresholds) -> Standout | None:
+    """``candidate`` where it stands out (z and rate gap over the thresholds) more than ``best``."""
+    if candidate.z >= th.z and candidate.rate - candidate.rest_rate >= gap and (best is None or candidate.z > best.z):
+        return candidate
+    return best
+
+
 def standouts(samples: list[SampleFacts], th: Thresholds = Thresholds()) -> list[Standout]:
     """The standouts among ``samples`` (pass the solved ones, see :func:`solved`)."""
     active = {s.trajectory_id: s for s in samples}
@@ -118,24 +132,17 @@ def standouts(samples: list[SampleFacts], th: Thresholds = Thresholds()) -> list
         for g in n:
             if g in done or n[g] < th.min_samples or f[g] < th.min_failures:
                 continue
-            rest_n, rest_f = total_n - n[g], total_f - f[g]
-            rate, rest = f[g] / n[g], (rest_f / rest_n if rest_n else 0.0)
-            z = _z(f[g], n[g], rest_f, rest_n)
-            if z >= th.z and rate - rest >= th.sample_gap and (best is None or z > best.z):
-                members = [s for s in live if g in s.groups]
-                best = Standout(g, "samples", n[g], f[g], round(rate, 4), round(rest, 4), round(z, 2),
-                                sorted({s.task_id for s in members if s.failed}),
-                                sorted(s.trajectory_id for s in members if s.failed))
+            members = [s for s in live if g in s.groups and s.failed]
+            best = _better(best, Standout(g, "samples", n[g], f[g], *_contrast(f[g], n[g], total_f, total_n),
+                                          sorted({s.task_id for s in members}),
+                                          sorted(s.trajectory_id for s in members)), th.sample_gap, th)
         for g in an:
             if g in done or baseline(g) or an[g] < th.min_actions or af[g] < th.min_failures:
                 continue
-            rest_n, rest_f = total_an - an[g], total_af - af[g]
-            rate, rest = af[g] / an[g], (rest_f / rest_n if rest_n else 0.0)
-            z = _z(af[g], an[g], rest_f, rest_n)
-            if z >= th.z and rate - rest >= th.action_gap and (best is None or z > best.z):
-                members = [s for s in live if g in s.departure_groups]
-                best = Standout(g, "actions", an[g], af[g], round(rate, 4), round(rest, 4), round(z, 2),
-                                sorted({s.task_id for s in members}), sorted(s.trajectory_id for s in members))
+            members = [s for s in live if g in s.departure_groups]
+            best = _better(best, Standout(g, "actions", an[g], af[g], *_contrast(af[g], an[g], total_af, total_an),
+                                          sorted({s.task_id for s in members}),
+                                          sorted(s.trajectory_id for s in members)), th.action_gap, th)
         if best is None:
             return found
         found.append(best)
