@@ -49,8 +49,8 @@ class ResynthesizeStage(Stage):
         from guiforge.curation.resynthesis import aims, new_task_id, resynthesize
         from guiforge.curation.rounds import round_of
         from guiforge.presentation import harder_presentation
+        from guiforge.stages.shared import world_index
         from guiforge.stages.skills import cards_from_rows
-        from guiforge.stages.task_gates import world_index
         from guiforge.stages.tasks import candidate_row, file_problems
 
         round_ = round_of(ctx)

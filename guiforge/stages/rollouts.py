@@ -64,7 +64,7 @@ def balanced_sample(rows: list[dict], n: int | None, seed: int) -> list[dict]:
 class RolloutsStage(Stage):
     kind = "rollouts"
     config_model = RolloutsConfig
-    code = ("guiforge.stages.rollouts", "guiforge.stages.task_gates", "guiforge.stages.tasks", "guiforge.envs", "guiforge.gates", "guiforge.harness", "guiforge.teacher", "guiforge.verify",
+    code = ("guiforge.stages.rollouts", "guiforge.stages.task_gates", "guiforge.stages.tasks", "guiforge.stages.shared", "guiforge.envs", "guiforge.gates", "guiforge.harness", "guiforge.teacher", "guiforge.verify",
             "guiforge.tasks", "guiforge.preparers", "guiforge.worlds", "guiforge.models", "guiforge.skills",
             "guiforge.errors", "guiforge.paths")
     description = "k teacher rollouts per task through the harness: trajectories, steps, images"
@@ -109,7 +109,7 @@ class RolloutsStage(Stage):
 
     def run(self, ctx, shard: ShardPlan):
         from guiforge.lake.blobs import ShardContent
-        from guiforge.stages.task_gates import env_manager, world_index
+        from guiforge.stages.shared import env_manager, world_index
 
         manager = env_manager(ctx, self.config.instances_per_domain)
         worlds = world_index(ctx)

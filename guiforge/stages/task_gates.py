@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pydantic import Field
 
 from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
+from guiforge.stages.shared import env_manager, world_index
 
 
 class TaskGatesConfig(StageConfig):
@@ -27,33 +28,10 @@ class TaskGatesConfig(StageConfig):
                                          "on LibreOffice, so several overlap well)")
 
 
-def world_index(ctx) -> dict:
-    """world_id -> World for every world of this run (built once per process)."""
-    from guiforge.stages.tasks import load_worlds
-
-    def build():
-        out = {}
-        for shard in ctx.input_shards("worlds"):
-            out.update(load_worlds(ctx, shard.path))
-        return out
-
-    return ctx.resource("worlds-index", build)
-
-
-def env_manager(ctx, instances: int):
-    """The run's environment manager, shared by the stages (warm instances carry over);
-    the stage running now sets how many instances per domain it may hold."""
-    from guiforge.envs import EnvManager, default_factories
-
-    manager = ctx.resource("env-manager", lambda: EnvManager(default_factories(), max_instances=instances))
-    manager.max_instances = instances
-    return manager
-
-
 class TaskGatesStage(Stage):
     kind = "task_gates"
     config_model = TaskGatesConfig
-    code = ("guiforge.stages.task_gates", "guiforge.stages.tasks", "guiforge.envs", "guiforge.gates", "guiforge.harness", "guiforge.teacher", "guiforge.verify",
+    code = ("guiforge.stages.task_gates", "guiforge.stages.tasks", "guiforge.stages.shared", "guiforge.envs", "guiforge.gates", "guiforge.harness", "guiforge.teacher", "guiforge.verify",
             "guiforge.tasks", "guiforge.preparers", "guiforge.worlds", "guiforge.models", "guiforge.skills",
             "guiforge.errors", "guiforge.paths")
     description = "near-duplicate, instruction and package gates; accepted candidates become tasks"

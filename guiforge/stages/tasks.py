@@ -11,6 +11,7 @@ from pydantic import Field
 
 from guiforge.errors import GuiforgeError
 from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
+from guiforge.stages.shared import load_worlds
 
 DOMAINS = ("web", "mobile", "desktop", "tools")
 
@@ -39,14 +40,6 @@ def candidate_row(c, gate: dict | None = None, author: dict | None = None) -> di
     }
 
 
-def load_worlds(ctx, path: str) -> dict:
-    from guiforge.worlds.model import World
-
-    table = ctx.lake.read_shard(path, columns=["world_id", "world_json"])
-    return {wid: World.model_validate_json(js) for wid, js in zip(table.column("world_id").to_pylist(),
-                                                                  table.column("world_json").to_pylist(), strict=True)}
-
-
 def file_problems(candidate, world) -> list[str]:
     """The file gate for one candidate: every file opens and holds its declared facts."""
     spec = candidate.setup.get("files")
@@ -71,7 +64,7 @@ def file_problems(candidate, world) -> list[str]:
 class TaskCandidatesStage(Stage):
     kind = "task_candidates"
     config_model = TaskCandidatesConfig
-    code = ("guiforge.stages.tasks", "guiforge.stages.skills", "guiforge.skills", "guiforge.preparers",
+    code = ("guiforge.stages.tasks", "guiforge.stages.skills", "guiforge.stages.shared", "guiforge.skills", "guiforge.preparers",
             "guiforge.gates", "guiforge.worlds", "guiforge.tasks", "guiforge.errors")
     description = "skill cards x worlds -> rendered task candidates, file gate"
     config: TaskCandidatesConfig
