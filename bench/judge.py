@@ -23,16 +23,16 @@ one JSON object ``{"bench": "judge", "figures": {...}, "ratios": {...}}``.
 from __future__ import annotations
 
 import argparse
-import heapq
 import json
 import multiprocessing as mp
 import os
-import random
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from _rate_limited_server import schedule_bound_s, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -125,60 +125,19 @@ def agreement(rows: list[dict]) -> dict[str, Any]:
     return out
 
 
-# -- the model server, in its own process ---------------------------------------------------
-def latency_of(text: str, seed: int, median_s: float, p99_s: float) -> float:
-    from guiforge.testing.model_server import lognormal_latency
-
-    return lognormal_latency(median_s, p99_s)(random.Random(f"{seed}|{text}"))
 
 
-def _request_text(body: dict[str, Any]) -> str:
-    content = body["messages"][-1]["content"]
-    if isinstance(content, str):
-        return content
-    return " ".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
 
 
-def serve(conn, limit: int, seed: int, median_s: float, p99_s: float) -> None:
-    import socketserver
-    from http.server import ThreadingHTTPServer
-
-    from guiforge.testing.model_server import ModelServer, ServerBehaviour
-
-    # As in bench/models.py: a real server's listen backlog and no Nagle delay.
-    ThreadingHTTPServer.request_queue_size = 1024
-    socketserver.StreamRequestHandler.disable_nagle_algorithm = True
-    drawn: list[float] = []
-
-    def reply(provider: str, body: dict[str, Any]) -> str:
-        text = _request_text(body)
-        latency = latency_of(text, seed, median_s, p99_s)
-        drawn.append(latency)
-        time.sleep(latency)
-        ok = "answer" in text or "type" in text
-        return json.dumps({"success": ok, "score": 0.8 if ok else 0.2, "rationale": "bench verdict"})
-
-    with ModelServer(reply, ServerBehaviour(concurrency_limit=limit)) as server:
-        conn.send(server.openai_base_url)
-        conn.recv()
-        served = [r for r in server.requests if r.status == 200]
-        conn.send({"requests": len(server.requests), "served": len(served),
-                   "rejected_429": sum(r.status == 429 for r in server.requests),
-                   "max_in_flight": server.max_in_flight, "drawn": drawn})
 
 
-def schedule_bound_s(latencies: list[float], slots: int) -> float:
-    free = [0.0] * slots
-    for lat in latencies:
-        heapq.heappush(free, heapq.heappop(free) + lat)
-    return max(free)
 
 
 def throughput(lake_uri: str, run_id: str, args) -> dict[str, Any]:
     ctx_mp = mp.get_context("spawn")
     parent, child = ctx_mp.Pipe()
     server = ctx_mp.Process(target=serve, args=(child, args.limit, args.seed, args.median_ms / 1000,
-                                                args.p99_ms / 1000), daemon=True)
+                                                args.p99_ms / 1000, "verdict"), daemon=True)
     server.start()
     base_url = parent.recv()
     os.environ["BENCH_JUDGE_KEY"] = "sk-local"

@@ -30,7 +30,6 @@ that cannot be installed or run has figures null and its reason.
 from __future__ import annotations
 
 import argparse
-import heapq
 import json
 import multiprocessing as mp
 import os
@@ -38,9 +37,10 @@ import random
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
+
+from _rate_limited_server import latency_of, schedule_bound_s, serve
 
 BENCH = Path(__file__).resolve().parent
 VENVS = BENCH / ".venvs"
@@ -64,63 +64,12 @@ def make_prompts(n: int, seed: int) -> list[str]:
             f"step {rng.randint(1, 30)} of a task with {rng.randint(2, 9)} sub-goals." for i in range(n)]
 
 
-def latency_of(prompt: str, seed: int, median_s: float, p99_s: float) -> float:
-    from guiforge.testing.model_server import lognormal_latency
-
-    return lognormal_latency(median_s, p99_s)(random.Random(f"{seed}|{prompt}"))
 
 
-def schedule_bound_s(latencies: list[float], slots: int) -> float:
-    """Makespan of a zero-overhead client: each call starts the moment a slot frees, in order."""
-    free = [0.0] * slots
-    for lat in latencies:
-        heapq.heappush(free, heapq.heappop(free) + lat)
-    return max(free)
 
 
-# -- the server, in its own process ---------------------------------------------------------
-def _last_user_text(body: dict[str, Any]) -> str:
-    messages = body.get("messages") or [{}]
-    content = messages[-1].get("content", "")
-    if isinstance(content, list):
-        return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return str(content)
 
 
-def serve(conn, limit: int, seed: int, median_s: float, p99_s: float) -> None:
-    import socketserver
-    from http.server import ThreadingHTTPServer
-
-    from guiforge.testing.model_server import ModelServer, ServerBehaviour
-
-    # Two socketserver defaults that no real inference server keeps (this process runs only
-    # the server, so changing them here touches nothing else): a listen backlog of 5, which
-    # drops SYNs when 32 clients connect at once (a dropped SYN costs a 1 s retransmit), and
-    # Nagle's algorithm, which holds the reply body (written after the headers) until the
-    # client's delayed ACK, ~40 ms per request: that alone idled 2 of 16 slots here.
-    ThreadingHTTPServer.request_queue_size = 1024
-    socketserver.StreamRequestHandler.disable_nagle_algorithm = True
-
-    drawn: list[float] = []  # list.append is atomic: the handler threads share it safely
-
-    def reply(provider: str, body: dict[str, Any]) -> str:
-        prompt = _last_user_text(body)
-        latency = latency_of(prompt, seed, median_s, p99_s)
-        drawn.append(latency)
-        time.sleep(latency)  # inside the server's in-flight window
-        return f"click(500, 500) for {prompt[:16]}"
-
-    with ModelServer(reply, ServerBehaviour(concurrency_limit=limit)) as server:
-        conn.send(server.openai_base_url)
-        conn.recv()  # stop
-        served = [r for r in server.requests if r.status == 200]
-        conn.send({
-            "requests": len(server.requests), "served": len(served),
-            "rejected_429": sum(r.status == 429 for r in server.requests),
-            "max_in_flight": server.max_in_flight,
-            "busy_s": sum(r.finished - r.started for r in served), "drawn_s": sum(drawn),
-            "span_s": (max(r.finished for r in served) - min(r.started for r in server.requests)) if served else 0.0,
-        })
 
 
 # -- the frameworks' venvs ------------------------------------------------------------------
