@@ -28,6 +28,7 @@ ITEM_INDENT = 22
 MENU_H = 560  # px: down to the last item of the longest menu a recipe uses
 PAINT_TRIES = 4
 BUTTON_ROW_H = 56  # px: a message dialog's button row, from its bottom edge
+WINDOW_TRIES = 5  # one-second waits for a dialog to come up before typing into it
 
 Steps = Iterator[tuple[Action, str]]
 
@@ -110,6 +111,16 @@ class DesktopMouse:
         yield from self._click_at(found, words, f"The “{title}” dialog asks which format to keep; "
                                                 f"I'll click “{found.text}” to keep the file as it is.")
 
+    def _await_window(self, title: str) -> Steps:
+        """Wait until the window called ``title`` is up: on a busy machine a dialog can take a
+        few seconds, and what is typed before it lands in the document. Where the screen
+        lists no windows there is nothing to wait on."""
+        for _ in range(WINDOW_TRIES):
+            windows = self.obs.debug.get("windows")
+            if windows is None or any(title.casefold() in (w.get("title") or "").casefold() for w in windows):
+                return
+            yield Action(type="wait", amount=1), f"The {title} dialog is not up yet; I'll wait for it.", True
+
     # -- verbs ---------------------------------------------------------------------------
     def _mouse_save(self, step: dict[str, Any]) -> Steps:
         yield from self._menu("File", "Save", "The change is made; now I'll save the file.")
@@ -150,6 +161,7 @@ class DesktopMouse:
     def _mouse_replace_all(self, step: dict[str, Any]) -> Steps:
         old, new = str(step["find"]), str(step["replace"])
         yield from self._menu("Edit", "Find and Replace...", f"Every {old!r} has to become {new!r}.")
+        yield from self._await_window("Find and Replace")
         yield Action(type="type", text=old), f"The Find and Replace dialog is open with the cursor in Find; I'll type {old[:60]!r}."
         yield from self._replace_rest(new, close=False)
         box = dialog(self.obs, "Find and Replace")

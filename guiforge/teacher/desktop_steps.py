@@ -140,6 +140,7 @@ class DesktopSteps(DesktopMouse):
             return
         old, new = str(step["find"]), str(step["replace"])
         yield _key("ctrl", "h"), "I'll open Find & Replace."
+        yield from self._await_window("Find and Replace")
         yield _type(old), f"I'll search for {old[:60]!r}."
         yield from self._replace_rest(new)
 

@@ -120,3 +120,21 @@ def test_a_calc_sort_by_menus_passes_its_package_gate():
     named = [normalise(t or "") for t in clicks]
     assert named[:2] == ["data", "sort"] and named[2:4] == ["file", "save"], clicks
     assert named[4].startswith("use ") and "odf" not in named[4], clicks  # keep the file's format
+
+
+def test_typing_waits_for_the_dialog_it_is_meant_for():
+    """Keys typed before Find and Replace is up land in the document (a busy machine): the
+    reference waits a second at a time while the screen lists no such window."""
+    from guiforge.envs.base import Observation
+    from guiforge.teacher.desktop_mouse import WINDOW_TRIES, DesktopMouse
+
+    class Screen(DesktopMouse):
+        def __init__(self, windows):
+            self.obs = Observation(debug={"windows": windows} if windows is not None else {})
+
+    document = [{"title": "letter.docx - LibreOffice Writer", "box": [0, 0, 1280, 720]}]
+    waits = list(Screen(document)._await_window("Find and Replace"))
+    assert len(waits) == WINDOW_TRIES and all(a.type == "wait" and detour for a, _, detour in waits)
+    up = [*document, {"title": "Find and Replace", "box": [300, 200, 600, 400]}]
+    assert list(Screen(up)._await_window("Find and Replace")) == []
+    assert list(Screen(None)._await_window("Find and Replace")) == []  # no window list: nothing to wait on
