@@ -57,6 +57,13 @@ def dialog(obs, title: str | None = None) -> dict[str, Any] | None:
     return None
 
 
+def _is_dialog(name: str, title: str) -> bool:
+    """Is the window called ``name`` the dialog ``title``? Documents' windows name their app
+    ("report.odt - LibreOffice Writer"), dialogs do not."""
+    name, title = name.casefold().strip(), title.casefold()
+    return name == title or (title in name and "libreoffice" not in name)
+
+
 class DesktopMouse:
     """Mouse recipes for the reference program (a mixin: ``self.obs`` is the latest frame)."""
 
@@ -117,7 +124,7 @@ class DesktopMouse:
         lists no windows there is nothing to wait on."""
         for _ in range(WINDOW_TRIES):
             windows = self.obs.debug.get("windows")
-            if windows is None or any(title.casefold() in (w.get("title") or "").casefold() for w in windows):
+            if windows is None or any(_is_dialog(w.get("title") or "", title) for w in windows):
                 return
             yield Action(type="wait", amount=1), f"The {title} dialog is not up yet; I'll wait for it.", True
 
@@ -132,6 +139,7 @@ class DesktopMouse:
         descending = bool(step.get("descending", False))
         yield from self._desktop_cell({"ref": rng, "thought": f"I'll select the rows {rng} through the Name Box."})
         yield from self._menu("Data", "Sort...", f"The rows {rng} are selected and need sorting.")
+        yield from self._await_window("Sort")
         # the first sort key's column list has the keyboard when the dialog opens
         for _ in range(column):
             yield Action(type="key", keys=["down"]), "The Sort dialog is open; I'll move the first sort key to the column I need."

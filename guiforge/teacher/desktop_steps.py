@@ -113,6 +113,7 @@ class DesktopSteps(DesktopMouse):
         yield from self._desktop_cell({"ref": rng, "thought": f"I'll select the rows {rng} through the Name Box."})
         yield _key("alt", "d"), "I'll open the Data menu."
         yield _key("s"), "I'll open the Sort dialog."
+        yield from self._await_window("Sort")
         for _ in range(column):
             yield _key("down"), "I'll pick the column to sort by."
         if descending:
@@ -164,6 +165,7 @@ class DesktopSteps(DesktopMouse):
 
     def _open_dialog(self, name: str) -> Steps:
         """The Open dialog, once it is up: the path typed into its name box, then Enter."""
+        yield from self._await_window("Open")
         # the dialog completes a name as it is typed at the end of the box, taking the letter
         # case of the first file that starts alike (INV-1.docx after income.xlsx becomes
         # inV-1.docx): type the path in front of a placeholder, then delete the placeholder
