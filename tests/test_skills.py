@@ -132,3 +132,20 @@ def test_desktop_tasks_spread_over_action_sets():
     assert set(variants) == {"gui", "terminal", "hybrid"}, variants
     assert variants["gui"] <= 0.6 * sum(variants.values()), variants
     assert max(domains.values()) - min(domains.values()) <= 0.15 * sum(domains.values()), domains
+
+
+def test_card_expressions_read_world_fields_and_nothing_internal():
+    """The templating sandbox's fast path for model fields opens no door Jinja's sandbox keeps shut."""
+    from jinja2.exceptions import SecurityError, UndefinedError
+
+    from guiforge.envs.web.sample_world import sample_world
+    from guiforge.skills.templating import evaluate
+
+    world = sample_world()
+    assert evaluate("world.me.name", {"world": world}) == world.me.name
+    assert evaluate("world['me']['name']", {"world": world}) == world.me.name
+    total = evaluate("world.transactions | map(attribute='amount') | sum", {"world": world})
+    assert total == pytest.approx(sum(t.amount for t in world.transactions))
+    for unsafe in ("world.__class__", "world.me.__dict__", "world.model_dump.__globals__"):
+        with pytest.raises((SecurityError, UndefinedError)):
+            evaluate(f"{unsafe}.x", {"world": world})

@@ -13,6 +13,7 @@ from typing import Any
 
 from jinja2 import StrictUndefined, pass_context
 from jinja2.sandbox import SandboxedEnvironment
+from pydantic import BaseModel
 
 from guiforge.worlds.formats import format_date, format_money, format_number
 from guiforge.worlds.seeds import locale_info
@@ -54,9 +55,31 @@ def _plain(v: float) -> str:
     return str(int(v)) if v == int(v) else f"{v:.2f}"
 
 
+class _WorldSandbox(SandboxedEnvironment):
+    """The sandbox, with a fast path for what cards read most: a declared field of a world
+    model (``t.category`` over a hundred transactions, for every binding). Jinja's own path
+    tries ``obj[name]`` first, which raises for a model, then vets the attribute: about a
+    third of the time of instantiating the cards on dense worlds."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if isinstance(obj, BaseModel) and attribute in _fields(type(obj)):
+            return getattr(obj, attribute)
+        return super().getattr(obj, attribute)
+
+    def getitem(self, obj: Any, argument: Any) -> Any:
+        if isinstance(obj, BaseModel) and isinstance(argument, str) and argument in _fields(type(obj)):
+            return getattr(obj, argument)
+        return super().getitem(obj, argument)
+
+
+@cache
+def _fields(cls: type[BaseModel]) -> frozenset[str]:
+    return frozenset(cls.model_fields)
+
+
 @cache
 def environment() -> SandboxedEnvironment:
-    env = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
+    env = _WorldSandbox(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
     env.filters.update(
         money=_money, number=_number, date=_date, plain=_plain,
         iso=lambda v: _as_date(v).isoformat(),
