@@ -105,7 +105,11 @@ def _pick(slides: list, slide: int | None) -> list:
 
 
 def _slide_text(s) -> str:
-    return " ".join(sh.text_frame.text for sh in s.shapes if sh.has_text_frame)
+    """A slide's text: text frames, then table cells (a table slide's figures count too)."""
+    parts = [sh.text_frame.text for sh in s.shapes if sh.has_text_frame]
+    parts += [c.text for sh in s.shapes if getattr(sh, "has_table", False) and sh.has_table
+              for row in sh.table.rows for c in row.cells]  # fmt: skip
+    return " ".join(parts)
 
 
 @check("pptx_mentions_number")
