@@ -192,6 +192,54 @@ def docx_field_equals(state: FinalState, path: str, label: str, value: Any, kind
     return False
 
 
+def _section_table(path, heading: str):
+    """The first table after the heading paragraph that reads ``heading`` and before the next
+    heading (python-docx, body order), or None."""
+    from docx import Document
+    from docx.table import Table
+
+    inside = False
+    for block in Document(str(path)).iter_inner_content():
+        if isinstance(block, Table):
+            if inside:
+                return block
+            continue
+        is_heading = (block.style is not None and block.style.name.lower().startswith(("heading", "title")))
+        if is_heading:
+            if inside:
+                return None
+            inside = fold(block.text) == fold(heading)
+    return None
+
+
+@check("docx_table_cell_equals")
+def docx_table_cell_equals(state: FinalState, path: str, heading: str, row: str, column: str, value: Any,
+                           kind: str | None = None, tolerance: float = 0.005) -> bool:
+    """In the table under the heading ``heading``, the row whose first cell is ``row`` holds
+    ``value`` in the column headed ``column``: the same text, or with ``kind`` (number, date)
+    a cell that states it in any usual form and nothing else."""
+    from guiforge.verify.checks import mentions
+
+    f = _workspace_file(state, path)
+    if not f.is_file():
+        return False
+    table = _section_table(f, heading)
+    if table is None or not table.rows:
+        return False
+    header = [fold(c.text) for c in table.rows[0].cells]
+    if fold(column) not in header:
+        return False
+    j = header.index(fold(column))
+    for r in table.rows[1:]:
+        cells = r.cells
+        if len(cells) > j and fold(cells[0].text) == fold(row):
+            got = cells[j].text.strip()
+            if kind is not None:
+                return mentions(got, value, kind) and len(got) <= 3 * len(str(value)) + 12
+            return _same(got, value, tolerance) if not isinstance(value, str) else fold(got) == fold(value)
+    return False
+
+
 # -- CSV files ---------------------------------------------------------------------------------
 def _csv_lines(state: FinalState, path: str) -> list[str] | None:
     f = _workspace_file(state, path)

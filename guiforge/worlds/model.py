@@ -195,16 +195,35 @@ class Document(Strict):
                 return s
         raise KeyError(f"document {self.document_id} has no section {heading!r}")
 
+    def text_before(self, section: int, row: int) -> str:
+        """The text a search from the top passes before row ``row`` of section ``section``'s
+        table (title, paragraphs, earlier sections, the table's header and earlier rows)."""
+        s = self.sections[section]
+        t = s.table
+        if t is None:
+            raise ValueError(f"section {s.heading!r} of document {self.document_id} has no table")
+        lines = [self.title, *self.paragraphs]
+        for earlier in self.sections[:section]:
+            lines += _section_lines(earlier)
+        lines += [s.heading, *s.paragraphs, *s.bullets, t.caption, *t.columns]
+        lines += [c for r in t.rows[:row] for c in r]
+        return " | ".join(lines)
+
     def text_lines(self) -> list[str]:
         """The paragraphs and every section's text in reading order, table rows as
         tab-separated cells: what a plain viewer or a text check sees."""
         out = list(self.paragraphs)
         for s in self.sections:
-            out.append(s.heading)
-            out += s.paragraphs + s.bullets
-            if s.table is not None:
-                out += ["\t".join(r) for r in [s.table.columns, *s.table.rows]]
+            out += _section_lines(s)
         return out
+
+
+def _section_lines(s: Section) -> list[str]:
+    out = [s.heading, *s.paragraphs, *s.bullets]
+    if s.table is not None:
+        out += ([s.table.caption] if s.table.caption else [])
+        out += ["\t".join(r) for r in [s.table.columns, *s.table.rows]]
+    return out
 
 
 class Email(Strict):
