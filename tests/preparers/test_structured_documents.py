@@ -29,8 +29,8 @@ from guiforge.verify.office_checks import docx_table_cell_equals
 from guiforge.worlds.model import (
     Chart,
     ChartSeries,
-    Document,
     DocTable,
+    Document,
     Section,
     Slide,
     SlideImage,
