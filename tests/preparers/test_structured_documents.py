@@ -171,3 +171,15 @@ def test_scenario_documents_have_structure_seeded_from_the_world(worlds):
     reno = worlds["renovation_quotes"]
     chart = next(s.chart for s in reno.document("moodboard").slides if s.chart)
     assert chart.series[0].values == [reno.document(f"quote_{i}").total for i in (1, 2, 3)]
+
+
+def test_a_fact_can_come_from_a_section_table(worlds):
+    from guiforge.worlds.sources import resolve
+
+    w = worlds["team_offsite"]
+    minutes = w.document("planning_minutes")
+    due = next(r[2] for r in minutes.section("Action items").table.rows if r[0] == "Pay the deposit")
+    assert w.fact("deposit_due").value == due
+    src = "doc:planning_minutes.table:Venues compared.find:Venue={}->Minutes from the office"
+    venue = minutes.section("Venues compared").table.rows[0][0]
+    assert isinstance(resolve(w, src.format(venue)), int)
