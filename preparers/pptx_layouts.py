@@ -11,7 +11,7 @@ from pptx.chart.data import CategoryChartData
 from pptx.enum.chart import XL_CHART_TYPE, XL_LEGEND_POSITION
 from pptx.util import Inches
 
-from guiforge.preparers.slide_images import slide_image_png
+from guiforge.preparers.slide_images import slide_image_bytes
 from guiforge.worlds.model import Chart, Slide
 
 # python-pptx's default template
@@ -47,7 +47,7 @@ def add_slide(prs, s: Slide, n: int) -> None:
         _lines(ph[4], s.right_bullets)
     elif layout == "picture":
         assert s.image is not None  # the model requires it
-        ph[1].insert_picture(io.BytesIO(slide_image_png(s.image)))
+        ph[1].insert_picture(io.BytesIO(slide_image_bytes(s.image)))
         _lines(ph[2], [s.image.caption or s.image.subject, *s.bullets])
     elif s.chart is not None:  # title only, or a chart slide without bullets
         top = Inches(1.5)

@@ -1,7 +1,7 @@
 """Pictures for slides, drawn with PIL from a slide's image fields: a photo-like scene
 (sky, sun, hills, a skyline, soft focus), a logo (a badge with initials and the name) or a
 street map with a river, a park and a pin. The picture depends only on (kind, subject,
-caption): the same fields give the same PNG bytes on every run."""
+caption): the same fields give the same bytes on every run."""
 
 from __future__ import annotations
 
@@ -20,13 +20,19 @@ FONT_DIRS = [Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/de
              Path("/usr/share/fonts/TTF")]  # fmt: skip
 
 
-def slide_image_png(image: SlideImage) -> bytes:
+def slide_image_bytes(image: SlideImage) -> bytes:
+    """The picture's file: a JPEG for a photo (as a camera writes it, ~100 KB), a PNG for a
+    logo or a map (flat colours)."""
     digest = hashlib.sha256(f"{image.kind}\0{image.subject}\0{image.caption}".encode()).digest()
     rng = random.Random(digest)
     draw = {"photo": _photo, "logo": _logo, "map": _map}[image.kind]
     img = draw(image, rng)
     buf = io.BytesIO()
-    img.save(buf, format="PNG", optimize=False)  # PIL writes no time stamps: bytes are stable
+    # PIL writes no time stamps and libjpeg encodes the same pixels the same way: stable bytes
+    if image.kind == "photo":
+        img.save(buf, format="JPEG", quality=85, optimize=False)
+    else:
+        img.save(buf, format="PNG", optimize=False)
     return buf.getvalue()
 
 
@@ -77,8 +83,6 @@ def _photo(image: SlideImage, rng: random.Random) -> Image.Image:
         x += bw + rng.randrange(4, 26)
     d.rectangle([0, h * 0.78, w, h], fill=(58, 62, 66))
     img = img.filter(ImageFilter.GaussianBlur(1.6))  # a lens, not a vector drawing
-    noise = Image.frombytes("L", SIZE, rng.randbytes(w * h)).convert("RGB")  # seeded grain
-    img = Image.blend(img, noise, 0.05)
     if image.caption:
         _label(img, image.caption, (24, h - 64))
     return img

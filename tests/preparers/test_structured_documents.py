@@ -23,7 +23,7 @@ from guiforge.preparers.file_plain import document_text
 from guiforge.preparers.file_pptx import document_pptx
 from guiforge.preparers.file_read import read_file_text
 from guiforge.preparers.file_xlsx import run_soffice
-from guiforge.preparers.slide_images import slide_image_png
+from guiforge.preparers.slide_images import slide_image_bytes
 from guiforge.verify.checks import docx_contains, pptx_contains
 from guiforge.verify.office_checks import docx_table_cell_equals
 from guiforge.worlds.model import (
@@ -127,7 +127,7 @@ def test_deck_layouts_charts_and_pictures(world, tmp_path):
     assert list(charts[0].series[0].values) == [120, 135.5, 160]
     pictures = [sh for sh in slides[7].shapes if sh.shape_type == MSO_SHAPE_TYPE.PLACEHOLDER
                 and sh.placeholder_format.type == 18]  # fmt: skip
-    assert pictures and pictures[0].image.content_type == "image/png"
+    assert pictures and pictures[0].image.content_type == "image/jpeg"  # a photo
     text = read_file_text("d.pptx", data)
     assert "Chart Visits: Q1 120; Q2 135.5; Q3 160" in text and "Option B" in text
     (tmp_path / "pilot.pptx").write_bytes(data)
@@ -136,10 +136,11 @@ def test_deck_layouts_charts_and_pictures(world, tmp_path):
 
 def test_slide_pictures_are_deterministic_and_differ_by_subject():
     a = SlideImage(kind="map", subject="Hotel Ribeira")
-    assert slide_image_png(a) == slide_image_png(a)
-    assert slide_image_png(a) != slide_image_png(SlideImage(kind="map", subject="Hotel Douro"))
-    for kind in ("photo", "logo", "map"):
-        assert slide_image_png(SlideImage(kind=kind, subject="Porto")).startswith(b"\x89PNG")
+    assert slide_image_bytes(a) == slide_image_bytes(a)
+    assert slide_image_bytes(a) != slide_image_bytes(SlideImage(kind="map", subject="Hotel Douro"))
+    assert slide_image_bytes(SlideImage(kind="photo", subject="Porto")).startswith(b"\xff\xd8")  # JPEG
+    for kind in ("logo", "map"):
+        assert slide_image_bytes(SlideImage(kind=kind, subject="Porto")).startswith(b"\x89PNG")
 
 
 @pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice not installed")
