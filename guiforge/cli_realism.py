@@ -60,7 +60,8 @@ def print_realism(out: Console, lake_uri: str, run_id: str | None) -> None:
 def _print_documents(out: Console, docs: dict) -> None:
     if not docs.get("worlds"):
         return
-    out.print(f"documents: {docs['text_documents']} text documents, {docs['sections_per_text_document']} "
+    out.print(f"documents: {docs['text_documents']} text documents ({docs['structured_text_documents']} with "
+              f"sections), {docs['sections_per_text_document']} "
               f"sections, {docs['tables_per_text_document']} tables and {docs['lines_per_text_document']} "
               f"lines each; {docs['decks']} decks, {docs['slides_per_deck']} slides each, "
               f"{docs['charts']} charts, {docs['pictures']} pictures", highlight=False)
