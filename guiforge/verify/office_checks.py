@@ -139,6 +139,22 @@ def pptx_slide_count(state: FinalState, path: str, count: int) -> bool:
     return slides is not None and len(slides) == count
 
 
+@check("pptx_chart_values")
+def pptx_chart_values(state: FinalState, path: str, slide: int, categories: list[str], values: list[float],
+                      series: int = 0, tolerance: float = 0.005) -> bool:
+    """The first chart on slide ``slide`` (0-based; -1 the last) has these categories and its
+    series ``series`` these values (read from the chart part python-pptx parses, not the picture)."""
+    slides = _slides(state, path)
+    picked = _pick(slides or [], slide)
+    charts = [sh.chart for sh in picked[0].shapes if getattr(sh, "has_chart", False) and sh.has_chart] if picked else []
+    if not charts or not charts[0].plots or len(charts[0].series) <= series:
+        return False
+    got_cats = [str(c) for c in charts[0].plots[0].categories]
+    got = list(charts[0].series[series].values)
+    return (got_cats == [str(c) for c in categories] and len(got) == len(values)
+            and all(g is not None and _same(g, v, tolerance) for g, v in zip(got, values, strict=True)))
+
+
 @check("file_lacks")
 def file_lacks(state: FinalState, path: str, text: str | list[str]) -> bool:
     """The file exists, opens, and contains none of ``text`` (case-insensitive): e.g. a name

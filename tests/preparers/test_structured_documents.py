@@ -25,7 +25,7 @@ from guiforge.preparers.file_read import read_file_text
 from guiforge.preparers.file_xlsx import run_soffice
 from guiforge.preparers.slide_images import slide_image_bytes
 from guiforge.verify.checks import docx_contains, pptx_contains
-from guiforge.verify.office_checks import docx_table_cell_equals
+from guiforge.verify.office_checks import docx_table_cell_equals, pptx_chart_values
 from guiforge.worlds.model import (
     Chart,
     ChartSeries,
@@ -131,7 +131,11 @@ def test_deck_layouts_charts_and_pictures(world, tmp_path):
     text = read_file_text("d.pptx", data)
     assert "Chart Visits: Q1 120; Q2 135.5; Q3 160" in text and "Option B" in text
     (tmp_path / "pilot.pptx").write_bytes(data)
-    assert pptx_contains(FinalState(workspace=tmp_path), "pilot.pptx", "Right point", slide=3)
+    state = FinalState(workspace=tmp_path)
+    assert pptx_contains(state, "pilot.pptx", "Right point", slide=3)
+    assert pptx_chart_values(state, "pilot.pptx", 5, ["Q1", "Q2", "Q3"], [120, 135.5, 160])
+    assert not pptx_chart_values(state, "pilot.pptx", 5, ["Q1", "Q2", "Q3"], [120, 135, 160])
+    assert not pptx_chart_values(state, "pilot.pptx", 2, ["Q1", "Q2", "Q3"], [120, 135.5, 160])  # no chart
 
 
 def test_slide_pictures_are_deterministic_and_differ_by_subject():
