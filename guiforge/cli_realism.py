@@ -31,6 +31,7 @@ def print_realism(out: Console, lake_uri: str, run_id: str | None) -> None:
         for r in worlds["rule_failures"]:
             t.add_row(r["rule"], str(r["worlds"]), r["example"][:90])
         out.print(t)
+    _print_documents(out, worlds.get("documents") or {})
     tasks = realism_of_tasks(lake)
     if tasks:
         s = tasks["templates"]["summary"]
@@ -54,3 +55,15 @@ def print_realism(out: Console, lake_uri: str, run_id: str | None) -> None:
         out.print(f"teacher mistakes: {rec['with_mistake']} of {rec['trajectories']} trajectories hold one, "
                   f"{rec['with_correction']} of those also its correction ({share}); by kind: "
                   f"{rec['mistakes_by_kind']}", highlight=False)
+
+
+def _print_documents(out: Console, docs: dict) -> None:
+    if not docs.get("worlds"):
+        return
+    out.print(f"documents: {docs['text_documents']} text documents ({docs['structured_text_documents']} with "
+              f"sections), {docs['sections_per_text_document']} "
+              f"sections, {docs['tables_per_text_document']} tables and {docs['lines_per_text_document']} "
+              f"lines each; {docs['decks']} decks, {docs['slides_per_deck']} slides each, "
+              f"{docs['charts']} charts, {docs['pictures']} pictures", highlight=False)
+    out.print("slide layouts: " + ", ".join(f"{k} {v}" for k, v in docs["layouts_used"].items()),
+              highlight=False)

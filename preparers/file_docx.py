@@ -1,4 +1,5 @@
-"""World documents as .docx (python-docx): text documents as headed paragraphs, forms and
+"""World documents as .docx (python-docx): text documents as headed sections (see
+docx_sections), forms and
 itineraries with a label/value table, invoices with a line-item table, spreadsheets as
 tables, slides as one section per slide. Any document kind can be written as docx."""
 
@@ -11,6 +12,7 @@ from docx.enum.table import WD_TABLE_ALIGNMENT
 from docx.enum.text import WD_ALIGN_PARAGRAPH
 from docx.table import Table
 
+from guiforge.preparers.docx_sections import write_sections
 from guiforge.preparers.file_common import (
     is_money_column,
     issuer,
@@ -43,6 +45,8 @@ def document_docx(world: World, doc: Document) -> bytes:
             _styled(d, "Notes", "Heading2")
         for text in doc.paragraphs:
             d.add_paragraph(text)
+    if doc.sections:
+        write_sections(d, world, doc)
     for sheet in doc.sheets:
         _styled(d, sheet.name, "Heading2")
         _sheet_table(d, world, doc, sheet)

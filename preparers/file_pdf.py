@@ -79,7 +79,12 @@ def styles() -> dict[str, ParagraphStyle]:
             alignment=0,
             textColor=ACCENT,
         ),
+        "h1": ParagraphStyle("gf-h1", parent=base["Heading1"], fontName=bold, fontSize=14,
+                             leading=18, textColor=ACCENT, spaceBefore=8),
         "h2": ParagraphStyle("gf-h2", parent=base["Heading2"], fontName=bold, fontSize=12),
+        "h3": ParagraphStyle("gf-h3", parent=base["Heading3"], fontName=bold, fontSize=10.5),
+        "bullet": ParagraphStyle("gf-bullet", parent=base["BodyText"], fontName=regular,
+                                 fontSize=10, leading=14, leftIndent=12, bulletIndent=2),
         "body": ParagraphStyle(
             "gf-body", parent=base["BodyText"], fontName=regular, fontSize=10, leading=14
         ),
@@ -271,6 +276,7 @@ def _general(world: World, doc: Document) -> list:
     if doc.paragraphs and doc.kind == "itinerary":
         story.append(_p("Notes", "h2"))
     story += [_p(text) for text in doc.paragraphs]
+    story += _sections(doc)
     for sheet in doc.sheets:
         story += [_p(sheet.name, "h2"), _sheet_table(world, doc, sheet), Spacer(1, 4 * mm)]
     for n, s in enumerate(doc.slides, start=1):
@@ -278,6 +284,33 @@ def _general(world: World, doc: Document) -> list:
         story += [_p(f"\u2022 {b}") for b in s.bullets]
         if s.notes:
             story.append(_p(f"Speaker notes: {s.notes}", "small"))
+    return story
+
+
+CALLOUT = {"note": ("#DEEAF6", "#2E75B6", "Note"), "warning": ("#FFF2CC", "#BF8F00", "Important")}
+
+
+def _sections(doc: Document) -> list:
+    """Headed sections: heading styles by level, bullets, a table whose cells stay whole
+    for pdftotext, and note/warning paragraphs in a shaded box."""
+    story: list = []
+    for s in doc.sections:
+        story.append(_p(s.heading, f"h{s.level}"))
+        if s.style in CALLOUT:
+            fill, line, label = CALLOUT[s.style]
+            box = [[Paragraph(f"<b>{label}:</b> {escape(t)}", styles()["body"])] for t in s.paragraphs]
+            if box:
+                story.append(Table(box, colWidths=[170 * mm], hAlign="LEFT", style=[
+                    ("BACKGROUND", (0, 0), (-1, -1), colors.HexColor(fill)),
+                    ("LINEBEFORE", (0, 0), (0, -1), 2.5, colors.HexColor(line)),
+                    ("BOX", (0, 0), (-1, -1), 0.4, colors.HexColor(line))]))  # fmt: skip
+        else:
+            story += [_p(t) for t in s.paragraphs]
+        story += [Paragraph(escape(b), styles()["bullet"], bulletText="\u2022") for b in s.bullets]
+        if s.table is not None:
+            if s.table.caption:
+                story.append(_p(s.table.caption, "small"))
+            story += [_fitted([list(s.table.columns), *s.table.rows], []), Spacer(1, 3 * mm)]
     return story
 
 

@@ -246,6 +246,7 @@ def document_text(world: World, doc: Document, markdown: bool = True) -> bytes:
         lines += ["", f"All amounts in {doc.currency or world.currency}.", ""]
     for p in doc.paragraphs:
         lines += [p, ""]
+    lines += _sections(doc, markdown)
     for sheet in doc.sheets:
         money_cols = {j for j in range(len(sheet.columns)) if is_money_column(doc, sheet, j)}
         rows = [
@@ -262,6 +263,41 @@ def document_text(world: World, doc: Document, markdown: bool = True) -> bytes:
         if s.notes:
             lines += [f"{'> ' if markdown else ''}Speaker notes: {s.notes}", ""]
     return ("\n".join(lines).rstrip() + "\n").encode("utf-8")
+
+
+CALLOUT_LABEL = {"note": "Note", "warning": "Important"}
+
+
+def _sections(doc: Document, markdown: bool) -> list[str]:
+    """Sections one level below the title: Markdown headings, lists, pipe tables and
+    blockquote callouts; in plain text, underlined headings and columns padded to line up."""
+    lines: list[str] = []
+    for s in doc.sections:
+        lines += _heading(s.heading, s.level + 1, markdown)
+        label = CALLOUT_LABEL.get(s.style)
+        for p in s.paragraphs:
+            if label:
+                lines += [f"> **{label}:** {p}" if markdown else f"{label.upper()}: {p}", ""]
+            else:
+                lines += [p, ""]
+        if s.bullets:
+            lines += [f"- {b}" for b in s.bullets] + [""]
+        if s.table is not None:
+            if s.table.caption:
+                lines += [f"*{s.table.caption}*" if markdown else s.table.caption, ""]
+            if markdown:
+                lines += _table(s.table.columns, s.table.rows, True)
+            else:
+                lines += _padded([s.table.columns, *s.table.rows])
+            lines.append("")
+    return lines
+
+
+def _padded(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
+    out = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    out.insert(1, "  ".join("-" * w for w in widths))
+    return out
 
 
 def note_markdown(note: Note) -> bytes:

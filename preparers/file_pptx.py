@@ -1,5 +1,5 @@
-"""World slide decks as .pptx (python-pptx): a title slide, title-and-bullets slides with
-speaker notes, and optionally a table slide and a bar-chart slide built from a spreadsheet's
+"""World slide decks as .pptx (python-pptx): each slide on its layout (pptx_layouts: title,
+section, content, two content, comparison, chart, picture) with speaker notes, and optionally a table slide and a bar-chart slide built from a spreadsheet's
 figures (so a deck and a workbook of the same world show the same numbers)."""
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ from guiforge.preparers.file_common import (
     plain_number,
     world_clock,
 )
+from guiforge.preparers.pptx_layouts import add_slide
 from guiforge.worlds.model import Document, Sheet, World
 from guiforge.worlds.sources import data_rows
 
-TITLE_LAYOUT, CONTENT_LAYOUT, TITLE_ONLY_LAYOUT = 0, 1, 5
+TITLE_ONLY_LAYOUT = 5
 WIDE = Inches(13.333)
 MAX_TABLE_ROWS = 14  # more rows than this do not fit a 16:9 slide at a readable size
 
@@ -41,15 +42,7 @@ def document_pptx(
         )
     prs = _widescreen(Presentation())
     for n, s in enumerate(doc.slides):
-        slide = prs.slides.add_slide(prs.slide_layouts[TITLE_LAYOUT if n == 0 else CONTENT_LAYOUT])
-        slide.shapes.title.text = s.title
-        body = slide.placeholders[1]
-        lines = s.bullets or [""]
-        body.text_frame.text = lines[0]
-        for line in lines[1:]:
-            body.text_frame.add_paragraph().text = line
-        if s.notes:
-            slide.notes_slide.notes_text_frame.text = s.notes
+        add_slide(prs, s, n)
     for src, sheet, chart in figures or []:
         _table_slide(prs, world, src, sheet)
         if chart:

@@ -65,7 +65,7 @@ def document_json(world: World, doc: Document) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": doc.document_id, "filename": doc.filename, "title": doc.title, "kind": doc.kind,
         "author_name": _author(world, doc.author), "currency": doc.currency or world.currency,
-        "fields": dict(doc.fields), "paragraphs": list(doc.paragraphs),
+        "fields": dict(doc.fields), "paragraphs": doc.text_lines(),  # sections flattened: the viewer shows text
         "line_items": [li.model_dump() for li in doc.line_items],
         "sheets": [s.model_dump() for s in doc.sheets], "slides": [s.model_dump() for s in doc.slides],
     }

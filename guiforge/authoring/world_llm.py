@@ -31,7 +31,15 @@ Rules:
 - Write the scenario's own story densely: at least 8 contacts, 6 events, 6 facts, 12 emails
   (some in reply threads with "Re:" subjects, one with an attachment, one near miss such as a
   second invoice from the same vendor or a meeting that was moved), 3 documents, 10 transactions.
-  Spreadsheets have 20 or more rows. Everyday life (newsletters, bills, routine appointments,
+  Spreadsheets have 20 or more rows.
+- Text documents have structure: 3-6 "sections" (heading, level, paragraphs, bullets, and in
+  some a "table" with columns and rows of text cells; "style": "note" for a callout), 20-60
+  lines in all, with the world's names, dates and amounts. Decks have 6-12 slides on several
+  "layout"s: "title" first, then "section", "content", "two_content" (bullets and
+  right_bullets), "comparison" (left_heading, right_heading), "chart" (a "chart" of kind
+  bar/line/pie whose categories and series values are the world's numbers) and "picture"
+  (an "image": kind photo/logo/map with a subject and caption; it is drawn for you).
+  Everyday life (newsletters, bills, routine appointments,
   card payments, friends and family) is added after you; do not write it.
 - Be true to the real world: places are real cities of real countries; prices are in the
   world's currency; invoices charge that country's VAT rate ({vat_rates}); a flight lasts

@@ -7,7 +7,7 @@ single ``{{ expression }}`` keeps the expression's native type (a number stays a
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from functools import cache, lru_cache
 from typing import Any
 
@@ -86,6 +86,7 @@ def environment() -> SandboxedEnvironment:
         first_name=lambda name: str(name).split()[0],
         last_name=lambda name: str(name).split()[-1],
         weekday=lambda v: _as_date(v).strftime("%A"),
+        plus_days=lambda v, n: _as_date(v) + timedelta(days=int(n)),
     )
     return env
 

@@ -150,10 +150,12 @@ def pptx_contains(state: FinalState, path: str, text: str | list[str], slide: in
     f = _workspace_file(state, path)
     if not f.is_file():
         return False
+    from guiforge.verify.office_checks import _slide_text
+
     slides = list(Presentation(str(f)).slides)
     if slide is not None:
         slides = slides[slide : slide + 1] if -len(slides) <= slide < len(slides) else []
-    content = normalize(" ".join(sh.text_frame.text for s in slides for sh in s.shapes if sh.has_text_frame))
+    content = normalize(" ".join(_slide_text(s) for s in slides))
     needles = [text] if isinstance(text, str) else text
     return all(normalize(n) in content for n in needles)
 
@@ -166,7 +168,8 @@ def docx_contains(state: FinalState, path: str, text: str | list[str]) -> bool:
     if not f.is_file():
         return False
     doc = Document(str(f))
-    content = normalize(" ".join(p.text for p in doc.paragraphs))
+    cells = [c.text for t in doc.tables for row in t.rows for c in row.cells]
+    content = normalize(" ".join([*(p.text for p in doc.paragraphs), *cells]))
     needles = [text] if isinstance(text, str) else text
     return all(normalize(n) in content for n in needles)
 

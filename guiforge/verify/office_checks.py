@@ -105,7 +105,11 @@ def _pick(slides: list, slide: int | None) -> list:
 
 
 def _slide_text(s) -> str:
-    return " ".join(sh.text_frame.text for sh in s.shapes if sh.has_text_frame)
+    """A slide's text: text frames, then table cells (a table slide's figures count too)."""
+    parts = [sh.text_frame.text for sh in s.shapes if sh.has_text_frame]
+    parts += [c.text for sh in s.shapes if getattr(sh, "has_table", False) and sh.has_table
+              for row in sh.table.rows for c in row.cells]  # fmt: skip
+    return " ".join(parts)
 
 
 @check("pptx_mentions_number")
@@ -133,6 +137,22 @@ def pptx_title_equals(state: FinalState, path: str, slide: int, text: str) -> bo
 def pptx_slide_count(state: FinalState, path: str, count: int) -> bool:
     slides = _slides(state, path)
     return slides is not None and len(slides) == count
+
+
+@check("pptx_chart_values")
+def pptx_chart_values(state: FinalState, path: str, slide: int, categories: list[str], values: list[float],
+                      series: int = 0, tolerance: float = 0.005) -> bool:
+    """The first chart on slide ``slide`` (0-based; -1 the last) has these categories and its
+    series ``series`` these values (read from the chart part python-pptx parses, not the picture)."""
+    slides = _slides(state, path)
+    picked = _pick(slides or [], slide)
+    charts = [sh.chart for sh in picked[0].shapes if getattr(sh, "has_chart", False) and sh.has_chart] if picked else []
+    if not charts or not charts[0].plots or len(charts[0].series) <= series:
+        return False
+    got_cats = [str(c) for c in charts[0].plots[0].categories]
+    got = list(charts[0].series[series].values)
+    return (got_cats == [str(c) for c in categories] and len(got) == len(values)
+            and all(g is not None and _same(g, v, tolerance) for g, v in zip(got, values, strict=True)))
 
 
 @check("file_lacks")
@@ -185,6 +205,54 @@ def docx_field_equals(state: FinalState, path: str, label: str, value: Any, kind
                 if kind is not None:
                     return mentions(got, value, kind) and len(got) <= 3 * len(str(value)) + 12
                 return _same(got, value, tolerance) if not isinstance(value, str) else fold(got) == fold(value)
+    return False
+
+
+def _section_table(path, heading: str):
+    """The first table after the heading paragraph that reads ``heading`` and before the next
+    heading (python-docx, body order), or None."""
+    from docx import Document
+    from docx.table import Table
+
+    inside = False
+    for block in Document(str(path)).iter_inner_content():
+        if isinstance(block, Table):
+            if inside:
+                return block
+            continue
+        is_heading = (block.style is not None and block.style.name.lower().startswith(("heading", "title")))
+        if is_heading:
+            if inside:
+                return None
+            inside = fold(block.text) == fold(heading)
+    return None
+
+
+@check("docx_table_cell_equals")
+def docx_table_cell_equals(state: FinalState, path: str, heading: str, row: str, column: str, value: Any,
+                           kind: str | None = None, tolerance: float = 0.005) -> bool:
+    """In the table under the heading ``heading``, the row whose first cell is ``row`` holds
+    ``value`` in the column headed ``column``: the same text, or with ``kind`` (number, date)
+    a cell that states it in any usual form and nothing else."""
+    from guiforge.verify.checks import mentions
+
+    f = _workspace_file(state, path)
+    if not f.is_file():
+        return False
+    table = _section_table(f, heading)
+    if table is None or not table.rows:
+        return False
+    header = [fold(c.text) for c in table.rows[0].cells]
+    if fold(column) not in header:
+        return False
+    j = header.index(fold(column))
+    for r in table.rows[1:]:
+        cells = r.cells
+        if len(cells) > j and fold(cells[0].text) == fold(row):
+            got = cells[j].text.strip()
+            if kind is not None:
+                return mentions(got, value, kind) and len(got) <= 3 * len(str(value)) + 12
+            return _same(got, value, tolerance) if not isinstance(value, str) else fold(got) == fold(value)
     return False
 
 

@@ -236,10 +236,52 @@ class SheetSpec(_S):
         return self
 
 
+class TableSpec(_S):
+    columns: list[str] = Field(min_length=1)
+    rows: list[RowSpec] = Field(default_factory=list)
+    caption: str = ""
+
+
+class SectionSpec(_Each):
+    heading: str
+    level: int = Field(default=1, ge=1, le=3)
+    paragraphs: TextList = Field(default_factory=list)
+    bullets: TextList = Field(default_factory=list)
+    table: TableSpec | None = None
+    style: Literal["normal", "note", "warning"] = "normal"
+
+
+class SeriesSpec(_S):
+    name: str
+    values: list[Native] | str = Field(description="numbers, or a template giving a list")
+
+
+class ChartSpec(_S):
+    kind: Literal["bar", "line", "pie"] = "bar"
+    categories: list[Native] | str = Field(description="labels, or a template giving a list")
+    series: list[SeriesSpec] = Field(min_length=1)
+    number_format: str = "General"
+
+
+class ImageSpec(_S):
+    kind: Literal["photo", "logo", "map"] = "photo"
+    subject: str
+    caption: str = ""
+
+
 class SlideSpec(_Each):
     title: str
     bullets: TextList = Field(default_factory=list)
     notes: str = ""
+    layout: (
+        Literal["title", "section", "content", "two_content", "comparison", "title_only",
+                "chart", "picture"] | None
+    ) = None  # fmt: skip
+    right_bullets: TextList = Field(default_factory=list)
+    left_heading: str = ""
+    right_heading: str = ""
+    chart: ChartSpec | None = None
+    image: ImageSpec | None = None
 
 
 class DocumentSpec(_Each):
@@ -253,6 +295,7 @@ class DocumentSpec(_Each):
     sheets: list[SheetSpec] = Field(default_factory=list)
     slides: list[SlideSpec] = Field(default_factory=list)
     paragraphs: TextList = Field(default_factory=list)
+    sections: list[SectionSpec] = Field(default_factory=list)
     fields: dict[str, str] = Field(default_factory=dict)
 
 

@@ -85,10 +85,90 @@ class Sheet(Strict):
     )
 
 
+class DocTable(Strict):
+    """A table inside a text section: a header row and rows of text cells."""
+
+    columns: list[str] = Field(min_length=1)
+    rows: list[list[str]] = Field(default_factory=list)
+    caption: str = ""
+
+    @model_validator(mode="after")
+    def _widths(self) -> DocTable:
+        for n, r in enumerate(self.rows):
+            if len(r) != len(self.columns):
+                raise ValueError(f"table row {n} has {len(r)} cells for {len(self.columns)} columns")
+        return self
+
+
+class Section(Strict):
+    """A headed part of a text document: paragraphs, then bullets, then a table."""
+
+    heading: str = Field(min_length=1)
+    level: int = Field(default=1, ge=1, le=3, description="1 = Heading 1, 2 = Heading 2, ...")
+    paragraphs: list[str] = Field(default_factory=list)
+    bullets: list[str] = Field(default_factory=list)
+    table: DocTable | None = None
+    style: Literal["normal", "note", "warning"] = Field(
+        default="normal", description="note/warning: the section's paragraphs as a callout box"
+    )
+
+
+SlideLayout = Literal[
+    "title", "section", "content", "two_content", "comparison", "title_only", "chart", "picture"
+]
+
+
+class ChartSeries(Strict):
+    name: str
+    values: list[float] = Field(min_length=1)
+
+
+class Chart(Strict):
+    kind: Literal["bar", "line", "pie"] = "bar"
+    categories: list[str] = Field(min_length=1)
+    series: list[ChartSeries] = Field(min_length=1)
+    number_format: str = Field(default="General", description="Excel format of the data labels")
+
+    @model_validator(mode="after")
+    def _lengths(self) -> Chart:
+        for s in self.series:
+            if len(s.values) != len(self.categories):
+                raise ValueError(f"chart series {s.name!r} has {len(s.values)} values for "
+                                 f"{len(self.categories)} categories")  # fmt: skip
+        if self.kind == "pie" and len(self.series) != 1:
+            raise ValueError("a pie chart has exactly one series")
+        return self
+
+
+class SlideImage(Strict):
+    """A generated picture (preparers/slide_images.py draws it; the same fields give the
+    same bytes)."""
+
+    kind: Literal["photo", "logo", "map"] = "photo"
+    subject: str = Field(min_length=1, description="what it shows: a city, a venue, a name")
+    caption: str = ""
+
+
 class Slide(Strict):
     title: str
     bullets: list[str] = Field(default_factory=list)
     notes: str = ""
+    layout: SlideLayout | None = Field(
+        default=None, description="None: a title slide first, title-and-content after"
+    )
+    right_bullets: list[str] = Field(default_factory=list, description="two_content/comparison")
+    left_heading: str = Field(default="", description="comparison: the left column's heading")
+    right_heading: str = ""
+    chart: Chart | None = None
+    image: SlideImage | None = None
+
+    @model_validator(mode="after")
+    def _layout_needs(self) -> Slide:
+        if self.layout == "chart" and self.chart is None:
+            raise ValueError(f"slide {self.title!r}: a chart layout needs a chart")
+        if self.layout == "picture" and self.image is None:
+            raise ValueError(f"slide {self.title!r}: a picture layout needs an image")
+        return self
 
 
 class Document(Strict):
@@ -104,7 +184,46 @@ class Document(Strict):
     sheets: list[Sheet] = Field(default_factory=list)
     slides: list[Slide] = Field(default_factory=list)
     paragraphs: list[str] = Field(default_factory=list)
+    sections: list[Section] = Field(
+        default_factory=list, description="headed sections after the paragraphs"
+    )
     fields: dict[str, str] = Field(default_factory=dict)
+
+    def section(self, heading: str) -> Section:
+        for s in self.sections:
+            if s.heading.casefold() == heading.casefold():
+                return s
+        raise KeyError(f"document {self.document_id} has no section {heading!r}")
+
+    def text_before(self, section: int, row: int) -> str:
+        """The text a search from the top passes before row ``row`` of section ``section``'s
+        table (title, paragraphs, earlier sections, the table's header and earlier rows)."""
+        s = self.sections[section]
+        t = s.table
+        if t is None:
+            raise ValueError(f"section {s.heading!r} of document {self.document_id} has no table")
+        lines = [self.title, *self.paragraphs]
+        for earlier in self.sections[:section]:
+            lines += _section_lines(earlier)
+        lines += [s.heading, *s.paragraphs, *s.bullets, t.caption, *t.columns]
+        lines += [c for r in t.rows[:row] for c in r]
+        return " | ".join(lines)
+
+    def text_lines(self) -> list[str]:
+        """The paragraphs and every section's text in reading order, table rows as
+        tab-separated cells: what a plain viewer or a text check sees."""
+        out = list(self.paragraphs)
+        for s in self.sections:
+            out += _section_lines(s)
+        return out
+
+
+def _section_lines(s: Section) -> list[str]:
+    out = [s.heading, *s.paragraphs, *s.bullets]
+    if s.table is not None:
+        out += ([s.table.caption] if s.table.caption else [])
+        out += ["\t".join(r) for r in [s.table.columns, *s.table.rows]]
+    return out
 
 
 class Email(Strict):

@@ -2,7 +2,7 @@
 months, payments, categories, sheet rows) and which coherence rules worlds broke. For
 ``guiforge stats --realism`` and the report: ``world_density(world)`` is one world's row,
 ``realism_rows(lake)`` the per-metric summary of a lake's worlds plus one row per failed
-rule (from the worlds stage's exclusions)."""
+rule (from the worlds stage's exclusions) and the structure of their documents and decks."""
 
 from __future__ import annotations
 
@@ -56,6 +56,46 @@ def density_summary(worlds: Iterable[World]) -> list[dict[str, Any]]:
     return out
 
 
+def document_structure(w: World) -> dict[str, Any]:
+    """One world's document structure: sections and tables of its text documents, slides,
+    layouts, charts and pictures of its decks (issue 16: documents and decks a person would
+    really have)."""
+    texts = [d for d in w.documents if d.kind == "text"]
+    decks = [d for d in w.documents if d.slides]
+    slides = [s for d in decks for s in d.slides]
+    return {
+        "text_documents": len(texts),
+        "sections": sum(len(d.sections) for d in texts),
+        "structured_text_documents": sum(1 for d in texts if d.sections),
+        "section_tables": sum(1 for d in texts for s in d.sections if s.table is not None),
+        "text_lines": sum(len(d.text_lines()) for d in texts),
+        "decks": len(decks), "slides": len(slides),
+        "charts": sum(1 for s in slides if s.chart is not None),
+        "pictures": sum(1 for s in slides if s.image is not None),
+        "layouts": Counter(s.layout or ("title" if d.slides[0] is s else "content")
+                           for d in decks for s in d.slides),
+    }  # fmt: skip
+
+
+def document_summary(worlds: Iterable[World]) -> dict[str, Any]:
+    """Over the worlds: per text document and per deck averages, and how often each layout
+    is used."""
+    rows = [document_structure(w) for w in worlds]
+    total = {k: sum(r[k] for r in rows) for k in rows[0] if k != "layouts"} if rows else {}
+    layouts: Counter[str] = Counter()
+    for r in rows:
+        layouts.update(r["layouts"])
+    per = lambda a, b: round(total.get(a, 0) / total[b], 2) if total.get(b) else 0.0  # noqa: E731
+    return {
+        "worlds": len(rows), **total,
+        "sections_per_text_document": per("sections", "text_documents"),
+        "tables_per_text_document": per("section_tables", "text_documents"),
+        "lines_per_text_document": per("text_lines", "text_documents"),
+        "slides_per_deck": per("slides", "decks"),
+        "layouts_used": dict(layouts.most_common()),
+    }  # fmt: skip
+
+
 def rule_failures(exclusions: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Coherence and consistency rules that excluded worlds, most frequent first."""
     counts: Counter[str] = Counter()
@@ -94,4 +134,5 @@ def realism_rows(lake_root: str, run_id: str | None = None) -> dict[str, list[di
             excl = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
     finally:
         con.close()
-    return {"density": density_summary(worlds), "rule_failures": rule_failures(excl)}
+    return {"density": density_summary(worlds), "rule_failures": rule_failures(excl),
+            "documents": document_summary(worlds)}  # fmt: skip

@@ -5,6 +5,7 @@ builder can compute it and the consistency check can recompute it.
     doc:<id>.sheet:<name>.total | .rows | .sum:<col> | .avg:<col> | .min:<col> | .max:<col>
     doc:<id>.sheet:<name>.count:<col>=<value> | .argmax:<col>-><col2> | .argmin:<col>-><col2>
     doc:<id>.sheet:<name>.find:<col>=<value>-><col2>   (col2 of the first row whose col is value)
+    doc:<id>.table:<heading>.<any sheet operation>     (the table of a text section)
     event:<id>.start | .end | .date | .time | .title | .location
     contact:<id>.name | .email | .phone | .organization
     tx:<id>.amount | .date | .payee         txsum:<category>
@@ -130,7 +131,27 @@ def _doc(doc: Document, attr: str, source: str) -> Value:
     if attr.startswith("sheet:"):
         sheet, what = _split(attr[len("sheet:") :], [s.name for s in doc.sheets], "sheet", source)
         return _sheet(next(s for s in doc.sheets if s.name == sheet), what, source)
+    if attr.startswith("table:"):
+        headings = [x.heading for x in doc.sections if x.table is not None]
+        heading, what = _split(attr[len("table:") :], headings, "section table", source)
+        return _sheet(_table_sheet(doc, heading), what, source)
     raise SourceError(f"source {source!r}: unknown document attribute {attr!r}")
+
+
+def _table_sheet(doc: Document, heading: str) -> Sheet:
+    """A section's table as a sheet, so every sheet operation reads it; cells that are plain
+    numbers count as numbers (a table holds text)."""
+    t = next(x.table for x in doc.sections if x.heading == heading and x.table is not None)
+    rows: list[list[str | float | int | None]] = [[_plain_number(c) for c in r] for r in t.rows]
+    return Sheet.model_construct(name=heading, columns=t.columns, rows=rows, total_column=None)
+
+
+def _plain_number(cell: str) -> str | float | int:
+    try:
+        f = float(cell)
+    except ValueError:
+        return cell
+    return int(f) if f == int(f) and "." not in cell else f
 
 
 def data_rows(sheet: Sheet) -> list[list[str | float | int | None]]:

@@ -10,8 +10,9 @@ from types import SimpleNamespace
 from typing import Any
 
 from guiforge.worlds.background import with_background
+from guiforge.worlds.build_docs import build_sections, build_slides, texts
 from guiforge.worlds.consistency import check_world
-from guiforge.worlds.dsl import DocumentSpec, Scenario, SheetSpec, TextItem, TextList
+from guiforge.worlds.dsl import DocumentSpec, Scenario, SheetSpec
 from guiforge.worlds.formats import company_domain, slug
 from guiforge.worlds.generators import eval_vars
 from guiforge.worlds.model import (
@@ -26,7 +27,6 @@ from guiforge.worlds.model import (
     Note,
     Persona,
     Sheet,
-    Slide,
     Transaction,
     World,
 )
@@ -234,32 +234,13 @@ class _Builder:
                 sheets=[
                     self._sheet(s, (*path, "sheets", k), ctx) for k, s in enumerate(spec.sheets)
                 ],
-                slides=[
-                    Slide(
-                        title=run.text(s.title, (*path, "slides", k, "title"), sctx),
-                        bullets=self._texts(s.bullets, (*path, "slides", k, "bullets"), sctx),
-                        notes=run.text(s.notes, (*path, "slides", k, "notes"), sctx),
-                    )
-                    for k, s in enumerate(spec.slides)
-                    for sctx in run.expand(s, (*path, "slides", k), ctx)
-                ],
-                paragraphs=self._texts(spec.paragraphs, (*path, "paragraphs"), ctx),
+                slides=build_slides(run, spec.slides, (*path, "slides"), ctx),
+                paragraphs=texts(run, spec.paragraphs, (*path, "paragraphs"), ctx),
+                sections=build_sections(run, spec.sections, (*path, "sections"), ctx),
                 fields={k: run.text(v, (*path, "fields", k), ctx) for k, v in spec.fields.items()},
             )
         except ValueError as e:
             raise run.error(path, f"invalid document: {_first_line(e)}") from None
-
-    def _texts(self, items: TextList, path: PathKey, ctx: dict[str, Any]) -> list[str]:
-        out = []
-        for k, it in enumerate(items):
-            if isinstance(it, TextItem):
-                out += [
-                    self.run.text(it.text, (*path, k, "text"), c)
-                    for c in self.run.expand(it, (*path, k), ctx)
-                ]
-            else:
-                out.append(self.run.text(it, (*path, k), ctx))
-        return out
 
     def _sheet(self, spec: SheetSpec, path: PathKey, ctx: dict[str, Any]) -> Sheet:
         run = self.run

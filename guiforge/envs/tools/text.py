@@ -71,15 +71,14 @@ def document_text(ctx: ToolContext, path: str) -> str:
     if full.stat().st_size > MAX_READ_BYTES:
         raise ToolError(f"{path!r} is over {MAX_READ_BYTES // 1_000_000} MB; read it with coding_tool")
     suffix = full.suffix.lower()
-    if suffix == ".docx":
-        from docx import Document
+    if suffix in (".docx", ".pptx"):
+        # headings, paragraphs and table cells in body order; slides with tables, chart values, notes
+        from guiforge.preparers.file_read import FileReadError, read_file_text
 
-        return "\n".join(p.text for p in Document(str(full)).paragraphs)
-    if suffix == ".pptx":
-        from pptx import Presentation
-
-        return "\n".join(sh.text_frame.text for s in Presentation(str(full)).slides
-                         for sh in s.shapes if sh.has_text_frame)
+        try:
+            return read_file_text(full.name, full.read_bytes())
+        except FileReadError as e:
+            raise ToolError(str(e)) from None
     if suffix == ".pdf":
         return _pdf_text(full)
     if suffix in (".xlsx", ".xlsm", ".png", ".jpg", ".jpeg", ".gif", ".webp"):
