@@ -11,7 +11,7 @@ import pytest
 
 from guiforge.worlds.background_docs import BUDGET_ID
 from guiforge.worlds.consistency import check_world
-from guiforge.worlds.realism import world_density
+from guiforge.worlds.realism import density_summary, world_density
 from guiforge.worlds.template_builder import build_world
 
 # scenario workbooks that are long lists, with the rows they must reach
@@ -73,6 +73,18 @@ def test_scenario_workbooks_are_long_lists_over_several_sheets(worlds):
     assert sum(d["sheets_per_workbook"] for d in density) / len(density) >= 2
     assert min(d["max_sheet_rows"] for d in density) >= 60  # the budget's Transactions
     assert all(d["mean_sheet_rows"] >= 10 for d in density), [(d["scenario"], d["mean_sheet_rows"]) for d in density]
+
+
+def test_realism_summary_reports_sheets_per_workbook_and_rows_per_sheet(worlds):
+    summary = {r["metric"]: r for r in density_summary(worlds)}
+    for metric in ("workbooks", "sheets_per_workbook", "mean_sheet_rows", "max_sheet_rows"):
+        assert summary[metric]["worlds"] == len(worlds), metric
+    d = world_density(worlds[0])
+    books = [doc for doc in worlds[0].documents if doc.sheets]
+    sheets = [s for doc in books for s in doc.sheets]
+    assert d["workbooks"] == len(books) and d["sheets_per_workbook"] == round(len(sheets) / len(books), 2)
+    assert d["mean_sheet_rows"] == round(sum(len(s.rows) for s in sheets) / len(sheets), 1)
+    assert summary["sheets_per_workbook"]["meets_target"] and summary["max_sheet_rows"]["meets_target"]
 
 
 def test_shop_summaries_agree_with_the_stock_sheet(worlds):
