@@ -7,7 +7,8 @@ for a step that needs a target), dialogs are the windows the observation lists. 
 stays typing. What tesseract cannot read reliably is done from the keyboard, as people
 also do: a button labelled only "OK" inside its frame (Enter presses the default button),
 Calc's Name Box (Ctrl+Shift+F5: its "A1" in a frame does not OCR), the Sort dialog's
-column list (it has the keyboard when the dialog opens).
+column list (it has the keyboard when the dialog opens). Calc's sheet tabs are read in the
+row above its status bar and clicked.
 
 Each ``_mouse_<verb>`` yields (action, thought) pairs like DesktopSteps' keyboard recipes.
 """
@@ -28,6 +29,7 @@ ITEM_INDENT = 22
 MENU_H = 560  # px: down to the last item of the longest menu a recipe uses
 PAINT_TRIES = 4
 BUTTON_ROW_H = 56  # px: a message dialog's button row, from its bottom edge
+SHEET_TABS = (46, 24)  # px: Calc's sheet tabs: this far above the bottom edge (over the status bar), this tall
 
 Steps = Iterator[tuple[Action, str]]
 
@@ -134,6 +136,19 @@ class DesktopMouse:
             yield from self._click_at(found, "Descending", "The order should run from largest to smallest, "
                                                            "so I'll click “Descending” for the first key.")
         yield Action(type="key", keys=["enter"]), "The sort key is set; OK is the dialog's default button, so I'll press Enter to sort."
+
+    def _mouse_sheet(self, step: dict[str, Any]) -> Steps:
+        """Click the sheet's tab in the tab row above Calc's status bar."""
+        index, name = int(step.get("index", 0)), str(step.get("name") or "")
+        if index == 0 or not name:
+            return  # a workbook opens on its first sheet
+        screen = _screen(self.obs)
+        above, height = SHEET_TABS
+        found = screen.find(name, (0, screen.height - above, screen.width, height))
+        if found is None:
+            raise MouseError(f"no sheet tab reads {name!r}")
+        yield from self._click_at(found, name, f"The workbook opened on its first sheet; the task is about the "
+                                               f"{name} sheet, so I'll click its tab at the bottom.")
 
     def _mouse_open(self, step: dict[str, Any]) -> Steps:
         name = str(step["file"])

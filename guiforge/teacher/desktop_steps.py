@@ -110,6 +110,8 @@ class DesktopSteps(DesktopMouse):
         opens) to the ``index``-th one (0-based), one Ctrl+PageDown per tab; the first
         sheet needs nothing."""
         index, name = int(step.get("index", 0)), str(step.get("name") or "the sheet I need")
+        if index and self._by_mouse("sheet") and (yield from self._mouse_first("sheet", step)):
+            return
         for k in range(index):
             yield _key("ctrl", "pagedown"), (f"The workbook opened on its first sheet; I'll move to the {name} "
                                             "sheet with Ctrl+PageDown." if k == 0 else "One more tab to the right.")

@@ -182,18 +182,20 @@ def test_rotating_sample_passes_the_package_gate(cards, worlds):
 def test_calc_gates_pass_on_a_long_sheet_and_on_a_later_sheet(cards, worlds):
     """A SUMIF over a 60+ row sheet (its cell and rows below the first screen: the Name Box
     reaches them) in the keyboard style, and a task on a workbook's third sheet in the mouse
-    style, both through the package gate in real LibreOffice."""
+    style (its tab clicked where OCR reads it), both through the package gate in real
+    LibreOffice."""
     from guiforge.envs import EnvManager, default_factories
     from guiforge.gates.package_gate import PackageGate
     from guiforge.presentation import theme_named
     from guiforge.stages.tasks import candidate_row
     from guiforge.tasks.materialize import task_spec
+    from guiforge.teacher.desktop_steps import FALLBACKS
 
     card = cards["calc.sum_formula"]
     found = [(w, ctx) for w in worlds for ctx in bindings(card, w)]
     long_sumif = next((w, x) for w, x in found if len(x["sheet"].rows) >= 20 and x["by"] >= 0)
     later = next((w, x) for w, x in found if x["sheet_index"] == 2)
-    failures = []
+    failures, fallbacks = [], FALLBACKS["sheet"]
     with EnvManager(default_factories(), max_instances=1) as manager:
         for (world, ctx), style in ((long_sumif, "keyboard"), (later, "mouse")):
             c = render(card, world, ctx, "desktop", "gui", SEED)
@@ -205,6 +207,7 @@ def test_calc_gates_pass_on_a_long_sheet_and_on_a_later_sheet(cards, worlds):
             if not verdict.passed:
                 failures.append(f"{ctx['doc'].filename} {ctx['sheet'].name} {style}: {verdict.reason}")
     assert not failures, failures
+    assert FALLBACKS["sheet"] == fallbacks, "the mouse recipe found no sheet tab to click and fell back to Ctrl+PageDown"
 
 
 # -- the checks these cards added (guiforge/verify/office_checks.py) ------------------------------
