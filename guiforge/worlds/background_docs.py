@@ -1,9 +1,9 @@
 """Background workbooks: the spreadsheets a person keeps about their own everyday life, made
 from the world's dense data so that a task on them has to scroll, filter and tell rows
-apart. Today one: ``budget_<year>.xlsx``, the current account's background payments
-("Transactions": Date, Payee, Category, Amount), a "By category" summary and a "Monthly"
-one, both adding up to the transactions. ``check_budget(world)`` is the consistency rule
-that holds them to it (``budget_rows``, ``budget_summary``). Used by
+apart. Today one: ``budget_<year>.xlsx``, the current account's payments ("Transactions":
+Date, Payee, Category, Amount; what the bank app lists, oldest first), a "By category" and
+a "Monthly" summary, both adding up to the transactions. ``check_budget(world)`` is the
+consistency rule that holds them to it (``budget_rows``, ``budget_summary``). Used by
 ``background.with_background``."""
 
 from __future__ import annotations
@@ -26,8 +26,10 @@ MONTH_COLUMNS = ["Month", "Money in", "Money out", "Net"]
 
 
 def add_workbooks(life: Life) -> None:
-    """Append the budget workbook to ``life.documents`` (nothing when there are no payments)."""
-    txs = sorted(life.transactions, key=lambda t: (t.booked_on, t.transaction_id))[-MAX_ROWS:]
+    """Append the budget workbook to ``life.documents`` (nothing when there are no payments):
+    every payment of the account, the scenario's and the background's, as the bank app shows them."""
+    txs = sorted([*life.world.transactions, *life.transactions], key=lambda t: (t.booked_on, t.transaction_id))
+    txs = txs[-MAX_ROWS:]
     if not txs:
         return
     year = life.world.base_date.year
