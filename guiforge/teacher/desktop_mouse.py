@@ -23,6 +23,9 @@ from guiforge.teacher.grounding import GroundingError
 
 MENU_BAR_H = 24  # px: LibreOffice's menu bar, the same in every look and screen size
 MENU_W = 260  # px: a menu's items (its shortcuts column may be cut: the labels are what count)
+# px: the labels alone; over an empty white sheet a wide crop is mostly white, and tesseract's
+# threshold then swallows the grey menu with its text
+MENU_LABELS_W = 150
 # px: item labels start this far right of their menu's title; the icon column to their left
 # makes tesseract drop whole lines, so it stays out of the crop
 ITEM_INDENT = 22
@@ -90,7 +93,8 @@ class DesktopMouse:
         screen = _screen(self.obs)
         height = min(MENU_H, screen.height - MENU_BAR_H)
         # tesseract's reading shifts with the crop: the labels alone first, then with the icons
-        for x, width in ((title.box[0] + ITEM_INDENT, MENU_W), (max(0, title.box[0] - 12), MENU_W + 40)):
+        for x, width in ((title.box[0] + ITEM_INDENT, MENU_W), (max(0, title.box[0] - 12), MENU_W + 40),
+                         (title.box[0] + ITEM_INDENT, MENU_LABELS_W)):
             found = screen.find(item, (x, MENU_BAR_H - 6, width, height))
             if found is not None:
                 return found

@@ -195,19 +195,20 @@ def test_calc_gates_pass_on_a_long_sheet_and_on_a_later_sheet(cards, worlds):
     found = [(w, ctx) for w in worlds for ctx in bindings(card, w)]
     long_sumif = next((w, x) for w, x in found if len(x["sheet"].rows) >= 20 and x["by"] >= 0)
     later = next((w, x) for w, x in found if x["sheet_index"] == 2)
-    failures, fallbacks = [], FALLBACKS["sheet"]
+    failures, fallbacks = [], sum(FALLBACKS.values())
     with EnvManager(default_factories(), max_instances=1) as manager:
         for (world, ctx), style in ((long_sumif, "keyboard"), (later, "mouse")):
             c = render(card, world, ctx, "desktop", "gui", SEED)
             c.presentation = {"theme": theme_named("office-light").model_dump(), "viewport": [1280, 720],
                               "style": style}
-            assert f"(sheet {ctx['sheet'].name})" in c.instruction
+            assert ctx['sheet'].name in c.instruction  # the sheet is named, not left to be guessed
             row = candidate_row(c)
             verdict = PackageGate(manager).check(task_spec(row, world), json.loads(row["reference_json"]), c.variant)
             if not verdict.passed:
                 failures.append(f"{ctx['doc'].filename} {ctx['sheet'].name} {style}: {verdict.reason}")
     assert not failures, failures
-    assert FALLBACKS["sheet"] == fallbacks, "the mouse recipe found no sheet tab to click and fell back to Ctrl+PageDown"
+    # the mouse style found the sheet tab and every menu item it clicks (none fell back to keys)
+    assert sum(FALLBACKS.values()) == fallbacks, dict(FALLBACKS)
 
 
 # -- the checks these cards added (guiforge/verify/office_checks.py) ------------------------------
