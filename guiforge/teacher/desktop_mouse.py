@@ -7,7 +7,8 @@ for a step that needs a target), dialogs are the windows the observation lists. 
 stays typing. What tesseract cannot read reliably is done from the keyboard, as people
 also do: a button labelled only "OK" inside its frame (Enter presses the default button),
 Calc's Name Box (Ctrl+Shift+F5: its "A1" in a frame does not OCR), the Sort dialog's
-column list (it has the keyboard when the dialog opens).
+column list (it has the keyboard when the dialog opens). Calc's sheet tabs are read in the
+row above its status bar and clicked.
 
 Each ``_mouse_<verb>`` yields (action, thought) pairs like DesktopSteps' keyboard recipes.
 """
@@ -22,6 +23,9 @@ from guiforge.teacher.grounding import GroundingError
 
 MENU_BAR_H = 24  # px: LibreOffice's menu bar, the same in every look and screen size
 MENU_W = 260  # px: a menu's items (its shortcuts column may be cut: the labels are what count)
+# px: the labels alone; over an empty white sheet a wide crop is mostly white, and tesseract's
+# threshold then swallows the grey menu with its text
+MENU_LABELS_W = 150
 # px: item labels start this far right of their menu's title; the icon column to their left
 # makes tesseract drop whole lines, so it stays out of the crop
 ITEM_INDENT = 22
@@ -29,6 +33,7 @@ MENU_H = 560  # px: down to the last item of the longest menu a recipe uses
 PAINT_TRIES = 4
 BUTTON_ROW_H = 56  # px: a message dialog's button row, from its bottom edge
 WINDOW_TRIES = 5  # one-second waits for a dialog to come up before typing into it
+SHEET_TABS = (46, 24)  # px: Calc's sheet tabs: this far above the bottom edge (over the status bar), this tall
 
 Steps = Iterator[tuple[Action, str]]
 
@@ -96,7 +101,8 @@ class DesktopMouse:
         screen = _screen(self.obs)
         height = min(MENU_H, screen.height - MENU_BAR_H)
         # tesseract's reading shifts with the crop: the labels alone first, then with the icons
-        for x, width in ((title.box[0] + ITEM_INDENT, MENU_W), (max(0, title.box[0] - 12), MENU_W + 40)):
+        for x, width in ((title.box[0] + ITEM_INDENT, MENU_W), (max(0, title.box[0] - 12), MENU_W + 40),
+                         (title.box[0] + ITEM_INDENT, MENU_LABELS_W)):
             found = screen.find(item, (x, MENU_BAR_H - 6, width, height))
             if found is not None:
                 return found
@@ -153,6 +159,19 @@ class DesktopMouse:
             yield from self._click_at(found, "Descending", "The order should run from largest to smallest, "
                                                            "so I'll click “Descending” for the first key.")
         yield Action(type="key", keys=["enter"]), "The sort key is set; OK is the dialog's default button, so I'll press Enter to sort."
+
+    def _mouse_sheet(self, step: dict[str, Any]) -> Steps:
+        """Click the sheet's tab in the tab row above Calc's status bar."""
+        index, name = int(step.get("index", 0)), str(step.get("name") or "")
+        if index == 0 or not name:
+            return  # a workbook opens on its first sheet
+        screen = _screen(self.obs)
+        above, height = SHEET_TABS
+        found = screen.find(name, (0, screen.height - above, screen.width, height))
+        if found is None:
+            raise MouseError(f"no sheet tab reads {name!r}")
+        yield from self._click_at(found, name, f"The workbook opened on its first sheet; the task is about the "
+                                               f"{name} sheet, so I'll click its tab at the bottom.")
 
     def _mouse_open(self, step: dict[str, Any]) -> Steps:
         name = str(step["file"])

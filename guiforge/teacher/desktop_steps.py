@@ -11,6 +11,8 @@ manager. What they rely on:
 - Calc's Name Box (Ctrl+Shift+F5, then Ctrl+A: the box keeps its old text) jumps to a cell
   or selects a range; AutoInput completes text from the column above, so a typed text
   value is followed by Delete, which drops the suggested rest.
+- A workbook opens on its first sheet; Ctrl+PageDown moves to the next sheet tab (the
+  keyboard way to another sheet: the Name Box would need the sheet's name quoted).
 - Ctrl+S on an xlsx/docx/pptx/csv asks "Keep current format?"; its default button keeps it.
 - The find toolbar (Ctrl+F, text, Enter, Escape) leaves the first match selected, so typing
   replaces it; Writer's Find & Replace dialog answers Alt+P (Replace field) and Alt+L
@@ -102,6 +104,17 @@ class DesktopSteps(DesktopMouse):
                 yield _key("enter" if last else "tab"), "I'll confirm the cell." if last else "Next cell."
             else:
                 yield _type(value + end), f"I'll type {value[:60]!r} into the cell."
+
+    def _desktop_sheet(self, step: dict[str, Any]) -> Steps:
+        """``{do: sheet, index: 2, name: Monthly}``: from the first sheet (where a workbook
+        opens) to the ``index``-th one (0-based), one Ctrl+PageDown per tab; the first
+        sheet needs nothing."""
+        index, name = int(step.get("index", 0)), str(step.get("name") or "the sheet I need")
+        if index and self._by_mouse("sheet") and (yield from self._mouse_first("sheet", step)):
+            return
+        for k in range(index):
+            yield _key("ctrl", "pagedown"), (f"The workbook opened on its first sheet; I'll move to the {name} "
+                                            "sheet with Ctrl+PageDown." if k == 0 else "One more tab to the right.")
 
     def _desktop_sort(self, step: dict[str, Any]) -> Steps:
         """``{do: sort, range: A2:D7, column: 3, descending: true}``: select the range and sort

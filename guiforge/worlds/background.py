@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from guiforge.worlds.background_docs import add_workbooks
 from guiforge.worlds.background_mail import add_mail
 from guiforge.worlds.background_money import add_money
 from guiforge.worlds.formats import company_domain, slug
@@ -47,6 +48,7 @@ class Life:
     events: list = field(default_factory=list)
     emails: list = field(default_factory=list)
     transactions: list = field(default_factory=list)
+    documents: list = field(default_factory=list)
     roles: dict[str, list[Contact]] = field(default_factory=dict)
     brands: list[str] = field(default_factory=list)
     _n: dict[str, int] = field(default_factory=dict)
@@ -80,8 +82,10 @@ def with_background(world: World, contacts: int = 44) -> World:
     add_money(life)
     add_mail(life)
     _appointments(life)
+    add_workbooks(life)
     return world.model_copy(update={
         "contacts": [*world.contacts, *life.contacts],
+        "documents": [*world.documents, *life.documents],
         "events": sorted([*world.events, *life.events], key=lambda e: (e.start, e.event_id)),
         "emails": sorted([*world.emails, *life.emails], key=lambda e: (e.sent_at, e.email_id)),
         "transactions": sorted([*world.transactions, *life.transactions],

@@ -30,6 +30,9 @@ def check_world(world: World) -> list[Problem]:
     out: list[Problem] = []
     for check in (_identity, _references, _times, _documents, _facts, _citations, _quoted_totals):
         out.extend(check(world))
+    from guiforge.worlds.background_docs import check_budget
+
+    out.extend(Problem(code, message) for code, message in check_budget(world))
     from guiforge.worlds.coherence import check_coherence  # real-world data: loaded on first use
 
     out.extend(check_coherence(world))

@@ -16,7 +16,8 @@ from typing import Any
 from guiforge.worlds.model import World
 
 # what the default run's worlds should reach on average (issue 16)
-TARGETS = {"contacts": 40, "emails": 150, "transactions": 100, "events": 30}
+TARGETS = {"contacts": 40, "emails": 150, "transactions": 100, "events": 30,
+           "max_sheet_rows": 20, "sheets_per_workbook": 2}
 _RE = re.compile(r"^(re|fwd?|aw|wg|tr|sv):\s*", re.IGNORECASE)
 
 
@@ -26,6 +27,7 @@ def world_density(w: World) -> dict[str, Any]:
     senders = Counter(e.sender for e in w.emails if e.folder == "inbox")
     days = sorted(e.start.date() for e in w.events)
     rows = [len(s.rows) for d in w.documents for s in d.sheets]
+    workbooks = [d for d in w.documents if d.sheets]
     return {
         "world_id": w.world_id, "scenario": w.scenario, "city": w.me.city, "country": w.me.country,
         "contacts": len(w.contacts), "organizations": len({c.organization for c in w.contacts if c.organization}),
@@ -35,7 +37,9 @@ def world_density(w: World) -> dict[str, Any]:
         "transactions": len(w.transactions),
         "categories": len({t.category for t in w.transactions if t.category}),
         "payees": len({t.payee for t in w.transactions}),
-        "documents": len(w.documents), "sheets": len(rows), "max_sheet_rows": max(rows, default=0),
+        "documents": len(w.documents), "workbooks": len(workbooks), "sheets": len(rows),
+        "sheets_per_workbook": round(len(rows) / len(workbooks), 2) if workbooks else 0,
+        "mean_sheet_rows": round(statistics.fmean(rows), 1) if rows else 0, "max_sheet_rows": max(rows, default=0),
         "chats": len(w.chats), "notes": len(w.notes),
     }  # fmt: skip
 
@@ -47,7 +51,7 @@ def density_summary(worlds: Iterable[World]) -> list[dict[str, Any]]:
         return []
     out = []
     for key, value in rows[0].items():
-        if not isinstance(value, int):
+        if not isinstance(value, int | float) or isinstance(value, bool):
             continue
         vals = [r[key] for r in rows]
         out.append({"metric": key, "worlds": len(vals), "mean": round(statistics.fmean(vals), 1),

@@ -122,6 +122,9 @@ def test_desktop_verbs_are_keyboard_recipes():
         ("hotkey", "alt+d"), ("key", "s"), ("key", "down"), ("key", "down"), ("key", "tab"), ("key", "down"),
         ("key", "enter")]
     assert run([{"do": "bash", "command": "ls"}], "terminal") == [("bash", "ls")]
+    # a later sheet: one Ctrl+PageDown per tab from the first, where a workbook opens
+    assert run([{"do": "sheet", "index": "2", "name": "Monthly"}]) == [("hotkey", "ctrl+pagedown")] * 2
+    assert run([{"do": "sheet", "index": 0, "name": "Stock"}]) == []
 
 
 def test_the_manifest_helper_gives_the_dirt_the_workspace_holds(worlds):
@@ -172,6 +175,40 @@ def test_rotating_sample_passes_the_package_gate(cards, worlds):
                 failures.append(f"{card.id} ({world.scenario}): {verdict.reason}")
     print(f"rotation {rotation}: {timings}")
     assert not failures, failures
+
+
+@pytest.mark.skipif(any(shutil.which(t) is None for t in ("Xvfb", "xdotool", "soffice", "tesseract")),
+                    reason="needs Xvfb, xdotool, LibreOffice and tesseract")
+def test_calc_gates_pass_on_a_long_sheet_and_on_a_later_sheet(cards, worlds):
+    """A SUMIF over a 60+ row sheet (its cell and rows below the first screen: the Name Box
+    reaches them) in the keyboard style, and a task on a workbook's third sheet in the mouse
+    style (its tab clicked where OCR reads it), both through the package gate in real
+    LibreOffice."""
+    from guiforge.envs import EnvManager, default_factories
+    from guiforge.gates.package_gate import PackageGate
+    from guiforge.presentation import theme_named
+    from guiforge.stages.tasks import candidate_row
+    from guiforge.tasks.materialize import task_spec
+    from guiforge.teacher.desktop_steps import FALLBACKS
+
+    card = cards["calc.sum_formula"]
+    found = [(w, ctx) for w in worlds for ctx in bindings(card, w)]
+    long_sumif = next((w, x) for w, x in found if len(x["sheet"].rows) >= 20 and x["by"] >= 0)
+    later = next((w, x) for w, x in found if x["sheet_index"] == 2)
+    failures, fallbacks = [], sum(FALLBACKS.values())
+    with EnvManager(default_factories(), max_instances=1) as manager:
+        for (world, ctx), style in ((long_sumif, "keyboard"), (later, "mouse")):
+            c = render(card, world, ctx, "desktop", "gui", SEED)
+            c.presentation = {"theme": theme_named("office-light").model_dump(), "viewport": [1280, 720],
+                              "style": style}
+            assert ctx['sheet'].name in c.instruction  # the sheet is named, not left to be guessed
+            row = candidate_row(c)
+            verdict = PackageGate(manager).check(task_spec(row, world), json.loads(row["reference_json"]), c.variant)
+            if not verdict.passed:
+                failures.append(f"{ctx['doc'].filename} {ctx['sheet'].name} {style}: {verdict.reason}")
+    assert not failures, failures
+    # the mouse style found the sheet tab and every menu item it clicks (none fell back to keys)
+    assert sum(FALLBACKS.values()) == fallbacks, dict(FALLBACKS)
 
 
 # -- the checks these cards added (guiforge/verify/office_checks.py) ------------------------------
