@@ -132,9 +132,21 @@ def _ordinal(n: int) -> str:
 
 
 def find_number(text: str, value: float) -> bool:
-    """Whether ``text`` writes ``value`` as a whole number token (not part of a longer one)."""
+    """Whether ``text`` writes ``value`` as a whole number token (not part of a longer one).
+    A negative value must be written negative: a minus (or U+2212) before the number or its
+    currency sign, or the amount in parentheses, as statements write it."""
     v = round(float(value), 2)
+    if v < 0:
+        return any(abs(a + v) < 0.005 for a in negative_amounts(text))
     return any(abs(a - v) < 0.005 for a in parse_amounts(text))
+
+
+def negative_amounts(text: str) -> list[float]:
+    """The magnitudes of the amounts ``text`` writes as negative (-12.50, −€12.50, (12.50))."""
+    out: list[float] = []
+    for m in _NEGATIVE.finditer(text):
+        out.extend(_readings(m.group(1) or m.group(2)))
+    return out
 
 
 def _contains_token(text: str, form: str) -> bool:
@@ -159,6 +171,11 @@ def find_date(text: str, d: date) -> bool:
 # a number as people write amounts: 1234.5 | 1,234.50 | 1.234,50 | 1 234,50 | 12,34,567.00
 AMOUNT_RE = r"\d{1,3}(?:[,.\u00a0\u202f ']\d{2,3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?"
 _AMOUNT = re.compile(r"(?<![\d.,])(?:" + AMOUNT_RE + r")(?![\d])")
+# a sign that starts a token ("2024-05" and "555-1234" are not negative), then up to three
+# non-digits (a currency sign or code) before the number; or the amount in parentheses
+_CURRENCY = r"(?:[^\d\s()]{1,3}\s?)?"
+_NEGATIVE = re.compile(r"(?<![\w.,])(?:[-\u2212]\s?" + _CURRENCY + r"(" + AMOUNT_RE + r")|\(" + _CURRENCY + r"("
+                       + AMOUNT_RE + r")\s?[^\d\s()]{0,3}\))(?![\d])")
 
 
 def parse_amounts(text: str) -> list[float]:
