@@ -144,3 +144,14 @@ def test_an_unset_look_is_the_clean_render(worlds, built):
     ws = build_workspace(worlds[WORLD], {"documents": [{"document": DOC, "format": "png", "name": "page.png"}]})
     assert ws.files["page.png"] == built["clean"][0]
     assert ws.manifest["page.png"].look["kind"] == "clean"
+
+
+def test_deskew_finds_the_scans_tilt(built):
+    """The tools' deskew_image levels a scan: the angle it finds undoes the recorded skew."""
+    from guiforge.envs.tools.images import text_skew
+
+    data, look = built["scan"]
+    with Image.open(io.BytesIO(data)) as img:
+        assert abs(text_skew(img) + look["skew_deg"]) < 0.15
+    with Image.open(io.BytesIO(built["clean"][0])) as img:
+        assert text_skew(img) == 0.0
