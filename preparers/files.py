@@ -16,8 +16,10 @@ API
 Formats by document kind (``FORMATS``): xlsx for spreadsheets, invoices, receipts and forms;
 pptx for slides; docx, pdf, md and txt for every kind; csv for spreadsheets (the first sheet;
 ``csv`` entries choose the sheet, the total row and dirt). ``IMAGE_FORMATS``: png for
-invoices, receipts and itineraries (the PDF rendered as a scan, for OCR tasks; one-page
+invoices, receipts and itineraries (the PDF rendered to an image, for OCR tasks; one-page
 documents only; read back by OCR, so a fact's legibility is checked per task by the file gate).
+A png entry's ``look`` makes it a clean render, a scan or a phone photo (``file_scan``,
+``image_looks``); the manifest's ``FileInfo.look`` holds the parameters applied.
 
 Spec shape (``WorkspaceSpec``; a dict in a skill card's setup, validated by pydantic)::
 
