@@ -85,6 +85,8 @@ class PhotoLook(_Look):
 
 
 Look = CleanLook | ScanLook | PhotoLook
+_MADE: dict[str, bytes] = {}  # recent degraded pages by (PDF, look), oldest first
+_MADE_MAX = 16  # about 1.5 MB each
 _MODELS: dict[str, type[_Look]] = {"clean": CleanLook, "scan": ScanLook, "photo": PhotoLook}
 
 
@@ -156,8 +158,16 @@ def look_png(world: World, doc: Document, look: Look) -> bytes:
     clean, else the PDF rendered at the look's dpi and degraded."""
     if isinstance(look, CleanLook):
         return document_png(world, doc)
-    page = pdf_to_png(document_pdf(world, doc), dpi=look.dpi, what=f"document {doc.document_id}")
-    return degrade_png(page, look)
+    pdf = document_pdf(world, doc)
+    # a task's workspace is rebuilt at every gate and rollout reset: the same page under the
+    # same look is made once per process (keyed by content, so a changed world misses)
+    key = hashlib.sha256(pdf + look.model_dump_json().encode()).hexdigest()
+    if key not in _MADE:
+        page = pdf_to_png(pdf, dpi=look.dpi, what=f"document {doc.document_id}")
+        if len(_MADE) >= _MADE_MAX:
+            _MADE.pop(next(iter(_MADE)))
+        _MADE[key] = degrade_png(page, look)
+    return _MADE[key]
 
 
 def degrade_png(png: bytes, look: Look) -> bytes:

@@ -21,8 +21,9 @@ from typing import Any
 from guiforge.preparers.file_scan import LOOKS, Look, draw_look, parse_look
 
 _FILE_NAME = re.compile(r"\S+\.(?:png|jpe?g|pdf|xlsx|docx|pptx|csv|txt|md)\b", re.I)
-_PHOTO = re.compile(r"\b(?:photo\w*|picture[sd]?|snapshot|snapped|took a pic\w*|camera|phone shot)\b", re.I)
-_SCAN = re.compile(r"\bscan(?:s|ned|ner|ning)?\b", re.I)
+# "photocopy" is a copier's page, so it reads as a scan, not a photo
+_PHOTO = re.compile(r"\b(?!photocop)(?:photo\w*|pic|pics|picture[sd]?|snapshot|snapped|camera)\b", re.I)
+_SCAN = re.compile(r"\b(?:scan(?:s|ned|ner|ning)?|photocop\w*)\b", re.I)
 
 
 def look_for_wording(instruction: str) -> str:

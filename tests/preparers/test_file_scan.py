@@ -14,6 +14,7 @@ import pytest
 from PIL import Image
 
 from guiforge.gates.file_gate import check_files
+from guiforge.preparers import file_scan
 from guiforge.preparers.files import build_workspace
 from guiforge.preparers.image_looks import look_for_wording, resolve_look
 
@@ -47,6 +48,7 @@ def built(worlds) -> dict[str, tuple[bytes, dict]]:
 def test_same_inputs_same_bytes_and_another_seed_another_scan(worlds, built):
     world = worlds[WORLD]
     for look in ("scan", "photo"):
+        file_scan._MADE.clear()  # made again from the PDF, not the process's recent pages
         again = build_workspace(world, _spec(look)).files["page.png"]
         assert again == built[look][0], look
     reseeded = build_workspace(world, _spec({"kind": "scan", "seed": 5})).files["page.png"]
@@ -60,6 +62,7 @@ def test_the_recorded_parameters_are_the_applied_ones(worlds, built):
     data, look = built["scan"]
     assert look["kind"] == "scan" and 0.3 <= abs(look["skew_deg"]) <= 2.0
     assert {"noise_seed", "blur", "noise", "toner_fade", "jpeg_quality", "paper"} <= set(look)
+    file_scan._MADE.clear()
     assert build_workspace(worlds[WORLD], _spec(look)).files["page.png"] == data
     # a parameter given by hand is kept, the rest drawn as before
     tilted = build_workspace(worlds[WORLD], _spec({"kind": "scan", "skew_deg": -1.5}))
@@ -126,6 +129,8 @@ def test_the_wording_picks_the_look():
     # a file name is not wording
     assert look_for_wording("How much is the invoice in the image inv_scan.png?") == "clean"
     assert look_for_wording("Please look at the scan inv.png") == "scan"
+    assert look_for_wording("here's a pic of the receipt, r.png") == "photo"
+    assert look_for_wording("the photocopy r.png of the invoice") == "scan"
 
 
 def test_bad_looks_fail_with_one_line_naming_the_field(worlds):
