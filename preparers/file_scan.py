@@ -108,22 +108,22 @@ def draw_look(kind: str, key: Any) -> dict[str, Any]:
         paper = 246 + rng.integers(-6, 6)
         return _rounded({
             **common,
-            "skew_deg": u(0.3, 1.5) * (1 if rng.random() < 0.5 else -1),
+            "skew_deg": u(0.3, 2.0) * (1 if rng.random() < 0.5 else -1),
             "margin": u(0.02, 0.05), "offset": (u(-0.8, 0.8), u(-0.8, 0.8)),
             "bed_grey": int(rng.integers(95, 160)),
             "paper": (int(paper + 3), int(paper + 1), int(paper - 4)),
-            "grain": u(2, 6), "toner_fade": u(0.05, 0.25), "blur": u(0.2, 0.4),
-            "noise": u(2, 4), "jpeg_quality": int(rng.integers(65, 90)),
+            "grain": u(2, 6), "toner_fade": u(0.1, 0.35), "blur": u(0.25, 0.5),
+            "noise": u(2, 6), "jpeg_quality": int(rng.integers(55, 85)),
         })
     if kind == "photo":
-        j = lambda: (u(-0.03, 0.03), u(-0.025, 0.025))  # noqa: E731
+        j = lambda: (u(-0.04, 0.04), u(-0.03, 0.03))  # noqa: E731
         tables = [(139, 101, 68), (92, 70, 52), (170, 160, 150), (60, 62, 66), (196, 176, 140)]
         return _rounded({
             **common,
-            "corners": (j(), j(), j(), j()), "rotate_deg": u(-1.5, 1.5), "margin": u(0.06, 0.14),
+            "corners": (j(), j(), j(), j()), "rotate_deg": u(-2.5, 2.5), "margin": u(0.06, 0.14),
             "table": tables[int(rng.integers(len(tables)))], "table_grain": u(10, 25),
             "light_gradient": (u(-0.18, 0.18), u(-0.18, 0.18)),
-            "shadow": u(0.06, 0.18), "shadow_angle_deg": u(0, 360), "vignette": u(0.1, 0.25),
+            "shadow": u(0.08, 0.22), "shadow_angle_deg": u(0, 360), "vignette": u(0.1, 0.25),
             "blur": u(0.25, 0.45), "noise": u(3, 5), "resolution": u(0.88, 0.95),
             "jpeg_quality": int(rng.integers(60, 85)),
         })
