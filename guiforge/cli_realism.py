@@ -45,6 +45,7 @@ def print_realism(out: Console, lake_uri: str, run_id: str | None) -> None:
             t.add_row(domain, str(u["tasks"]), *(", ".join(f"{k} {v}" for k, v in u[key].items())
                                                  for key in ("themes", "viewports", "distractors")))
         out.print(t)
+    print_image_looks(out, lake)
     teacher = teacher_realism(lake, run_id)
     if teacher.get("thoughts"):
         th, rec = teacher["thoughts"], teacher["recovery"]
@@ -67,3 +68,18 @@ def _print_documents(out: Console, docs: dict) -> None:
               f"{docs['charts']} charts, {docs['pictures']} pictures", highlight=False)
     out.print("slide layouts: " + ", ".join(f"{k} {v}" for k, v in docs["layouts_used"].items()),
               highlight=False)
+
+
+def print_image_looks(out: Console, lake) -> None:
+    """Document images by look (clean render, scan, phone photo), per skill."""
+    from guiforge.skills.realism_images import image_looks_of_tasks
+
+    looks = image_looks_of_tasks(lake)
+    if not looks.get("images"):
+        return
+    t = Table(title=f"document images by look ({looks['images']} in {looks['tasks_with_images']} tasks)")
+    for col in ("skill", "clean", "scan", "photo"):
+        t.add_column(col, justify="left" if col == "skill" else "right")
+    for skill, counts in [*looks["per_skill"].items(), ("all", looks["by_look"])]:
+        t.add_row(skill, *(str(counts.get(k, 0)) for k in ("clean", "scan", "photo")))
+    out.print(t)

@@ -4,7 +4,8 @@ and images read back as text with OCR.
 A document's image is its PDF (``file_pdf``) rendered by poppler's ``pdftoppm`` at 110 dpi:
 an A4 page becomes 910x1287 pixels, small enough for a model's context and large enough for
 tesseract to read every amount. Only one-page documents are rendered, so nothing the task
-relies on is cut off.
+relies on is cut off. This is the clean look; ``file_scan`` turns a page into a scan or a
+phone photo.
 
 Bytes are deterministic: the PDF is, pdftoppm draws it the same way every time, and any
 chunk that could carry a time stamp or a tool's comment (tIME, tEXt, zTXt, iTXt) is dropped.

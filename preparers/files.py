@@ -16,8 +16,10 @@ API
 Formats by document kind (``FORMATS``): xlsx for spreadsheets, invoices, receipts and forms;
 pptx for slides; docx, pdf, md and txt for every kind; csv for spreadsheets (the first sheet;
 ``csv`` entries choose the sheet, the total row and dirt). ``IMAGE_FORMATS``: png for
-invoices, receipts and itineraries (the PDF rendered as a scan, for OCR tasks; one-page
+invoices, receipts and itineraries (the PDF rendered to an image, for OCR tasks; one-page
 documents only; read back by OCR, so a fact's legibility is checked per task by the file gate).
+A png entry's ``look`` makes it a clean render, a scan or a phone photo (``file_scan``,
+``image_looks``); the manifest's ``FileInfo.look`` holds the parameters applied.
 
 Spec shape (``WorkspaceSpec``; a dict in a skill card's setup, validated by pydantic)::
 
@@ -28,6 +30,10 @@ Spec shape (``WorkspaceSpec``; a dict in a skill card's setup, validated by pyda
         format: xlsx               # xlsx|pptx|docx|pdf|md|txt|csv|png (default: own extension)
         name: hotel.xlsx           # default: the document's filename with this extension
         formulas: true             # xlsx: SUM formulas with cached values (false: values)
+      - document: rcpt_taxi_1
+        format: png
+        look: scan                 # png: clean|scan|photo|auto (default auto: the task's
+                                   #   wording; see image_looks) or {kind, seed, parameters}
       - document: talk_slides      # pptx: append a table slide + chart slide per figure
         figures: [{document: travel_budget, sheet: Budget, chart: true}]
     csv:
@@ -84,7 +90,9 @@ from guiforge.preparers.file_plain import (
 )
 from guiforge.preparers.file_pptx import document_pptx
 from guiforge.preparers.file_read import FileReadError, read_file_text
+from guiforge.preparers.file_scan import look_png
 from guiforge.preparers.file_xlsx import document_xlsx, recalculate_xlsx
+from guiforge.preparers.image_looks import resolve_look
 from guiforge.worlds.formats import slug
 from guiforge.worlds.model import Document, World
 
@@ -149,6 +157,8 @@ class DocumentFile(_Spec):
     name: PathName | None = None
     formulas: bool = True
     figures: list[Figure] = Field(default_factory=list)
+    # png only: clean | scan | photo | auto (the task's wording) or the look's parameters
+    look: str | dict[str, Any] | None = None
 
 
 class CsvFile(_Spec):
@@ -204,6 +214,7 @@ class FileInfo(BaseModel):
     format: str
     dirt: list[CsvDirt] = Field(default_factory=list)
     code: CodeInfo | None = None
+    look: dict[str, Any] | None = None  # png: the look applied (kind, seed, parameters)
 
 
 @dataclass
@@ -294,11 +305,18 @@ def build_workspace(world: World, spec: WorkspaceSpec | dict[str, Any]) -> Works
         doc = _lookup(world.document, e.document, where)
         fmt = e.format or native_format(doc)
         name = e.name or posixpath.splitext(doc.filename)[0] + "." + fmt
+        if e.look is not None and fmt != "png":
+            raise ValueError(f"workspace spec {where}.look: only png images have a look, not {fmt}")
         try:
             data = _render(world, doc, fmt, formulas=e.formulas, figures=e.figures)
+            look = resolve_look(e.look, [world.world_id, doc.document_id]) if fmt == "png" else None
+            if look is not None and look.kind != "clean":
+                data = look_png(world, doc, look)
         except (FileFormatError, KeyError, ValueError) as err:
             raise ValueError(f"workspace spec {where}: {err}") from None
-        ws.add(at(name), data, FileInfo(source=f"doc:{doc.document_id}", format=fmt), where)
+        info = FileInfo(source=f"doc:{doc.document_id}", format=fmt,
+                        look=look.model_dump(mode="json") if look is not None else None)
+        ws.add(at(name), data, info, where)
     csv_sheets: dict[str, tuple[Document, str, bool]] = {}
     for i, c in enumerate(spec.csv):
         where = f"csv[{i}] ({c.document})"

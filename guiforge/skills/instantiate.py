@@ -158,7 +158,7 @@ def render(card: SkillCard, world: World, ctx: dict[str, Any], domain: str, vari
         phrasing = rng.randrange(len(card.instructions))
         leaks = [str(render_value(t, ctx)) for t in card.leak_check]
         instruction, voice = voiced(card, render_text(card.instructions[phrasing], ctx), leaks, rng, world.scenario)
-        setup = render_value(card.setup, ctx)
+        setup = _with_looks(render_value(card.setup, ctx), instruction, world, seed)
         rubric = [{**c.model_dump(), "check": render_value(c.check, ctx)} for c in card.rubric]
         reference = [render_value(s.model_dump(), ctx) for s in card.reference_for(domain, variant)]
         answer = render_text(card.answer, ctx) if card.answer else None
@@ -172,6 +172,16 @@ def render(card: SkillCard, world: World, ctx: dict[str, Any], domain: str, vari
         presentation=sample_presentation(domain, task_id, seed, variant).as_dict(),
         phrasing=phrasing, voice=voice,
     )
+
+
+def _with_looks(setup: Any, instruction: str, world: World, seed: int) -> Any:
+    """The setup with each document image's look (clean, scan, photo) settled by what the
+    instruction calls it, parameters included (guiforge.preparers.image_looks)."""
+    if not isinstance(setup, dict):
+        return setup
+    from guiforge.preparers.image_looks import resolve_setup_looks
+
+    return resolve_setup_looks(setup, instruction, world.world_id, seed)
 
 
 def voiced(card: SkillCard, core: str, secrets: list[str], rng: random.Random, scenario: str) -> tuple[str, str]:

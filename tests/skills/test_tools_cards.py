@@ -23,7 +23,7 @@ from guiforge.skills.card import SkillCard
 from guiforge.skills.check import check_cards, sample_worlds
 from guiforge.skills.instantiate import instantiate
 from guiforge.skills.loader import load_cards
-from guiforge.stages.tasks import candidate_row
+from guiforge.stages.tasks import candidate_row, file_problems
 from guiforge.tasks.materialize import task_spec
 from guiforge.verify.checks import CHECKS
 from guiforge.verify.runner import score_rubric
@@ -87,11 +87,20 @@ def test_cards_bind_on_most_worlds_and_pass_the_text_gates(cards, worlds, instan
     assert set(phrasings) == set(cards)
 
 
+def _ocr_miss(gate: str, reason: str) -> bool:
+    """The file gate dropping a scan or photo whose figure OCR did not read: in a run an
+    exclusion with this reason, a few per hundred images (bench/scans.py)."""
+    return gate == "file" and ".png: does not state fact" in reason
+
+
 def test_one_instance_of_each_card_passes_the_package_gate(cards, worlds):
-    reports = list(check_cards(list(cards.values()), worlds, seed=SEED, max_instances=1))
-    failed = [f"{r.skill_id} ({r.world_id}): {r.gate}: {r.reason}" for r in reports if r.gate != "pass"]
+    # an image card gets three tries: OCR may miss one degraded image's total
+    reports = [r for card in cards.values() for r in check_cards(
+        [card], worlds, seed=SEED, max_instances=3 if card.apps[0] == "images" else 1)]
+    failed = [f"{r.skill_id} ({r.world_id}): {r.gate}: {r.reason}" for r in reports
+              if r.gate != "pass" and not _ocr_miss(r.gate, r.reason)]
     assert not failed, failed
-    assert {r.skill_id for r in reports} == set(cards)
+    assert {r.skill_id for r in reports if r.gate == "pass"} == set(cards)
 
 
 def test_expected_answers_are_what_the_tools_return(instances):
@@ -102,9 +111,16 @@ def test_expected_answers_are_what_the_tools_return(instances):
     env.start()
     checked = 0
     try:
+        unread = images = 0
         for _, world, c in instances:
             if c.answer is None:
                 continue
+            if c.apps[0] == "images":  # the file gate drops a degraded image OCR cannot read
+                images += 1
+                problems = file_problems(c, world)
+                if problems and all(_ocr_miss("file", p) for p in problems):
+                    unread += 1
+                    continue
             env.reset(task_spec(candidate_row(c), world))
             outputs = []
             for step in (s for s in c.reference if s["do"] == "call_tool"):
@@ -124,6 +140,7 @@ def test_expected_answers_are_what_the_tools_return(instances):
     finally:
         env.close()
     assert checked >= 100
+    assert unread <= max(1, images // 10), f"{unread} of {images} images unread"
 
 
 def test_repeating_the_question_does_not_pass(instances):

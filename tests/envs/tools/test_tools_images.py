@@ -59,6 +59,16 @@ def test_rotated_scan_is_readable_after_rotate_image(ctx: ToolContext):
     assert "INVOICE TOTAL" in ok(ctx, "ocr_image", image=ref["handle"])["text"]
 
 
+def test_deskew_levels_a_tilted_scan(ctx: ToolContext):
+    page = Image.new("RGB", (900, 700), "white")
+    for i in range(6):  # six lines of text, like a page's body
+        page.paste(text_image(LINES).crop((0, 30, 900, 130)), (0, 40 + i * 105))
+    page.rotate(1.6, expand=True, fillcolor="white", resample=Image.Resampling.BICUBIC).save(ctx.workspace / "tilt.png")
+    ref = ok(ctx, "deskew_image", image="tilt.png")
+    assert abs(ref["degrees"] + 1.6) < 0.15 and ref["handle"] == "img-1"
+    assert ok(ctx, "deskew_image", image=ref["handle"])["degrees"] == 0.0  # level stays level
+
+
 def test_zoom_magnifies_around_a_point(ctx: ToolContext):
     img = Image.new("RGB", (400, 200), "white")
     img.paste((255, 0, 0), (290, 90, 310, 110))  # a 20x20 red square centred at (300, 100)
