@@ -21,7 +21,7 @@ def config(name: str, teacher: dict, samples: int, tasks: int, package_gate: boo
         "name": name, "seed": 4, "workers": 2,
         "models": {"world_builder": {"provider": "offline"}, "teacher": teacher},
         "stages": {
-            "personas": {"count": 4, "shard_size": 2}, "worlds": {},
+            "personas": {"count": 6, "shard_size": 2}, "worlds": {},
             "skills": {"include": [CARD]},
             "task_candidates": {"per_world": 2}, "task_gates": {"package_gate": package_gate, **(gates or {})},
             "rollouts": {"samples": samples, "tasks": tasks, "tasks_per_shard": 2, **(rollouts or {})},
