@@ -56,6 +56,11 @@ class Presentation(BaseModel):
     def as_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_none=True)
 
+    def extra_steps(self) -> int:
+        """Actions the distractors may cost on top of the task's own: a press to get rid of
+        each, and one to go back to the field it took the focus from."""
+        return 2 * len(self.distractors)
+
 
 THEMES: tuple[Theme, ...] = (
     Theme(name="daylight", mode="light", density="comfortable", accent="#2563eb", font="sans"),

@@ -236,3 +236,42 @@ def test_every_model_role_of_a_stage_enters_its_shard_fingerprint(tmp_path, key)
     a, b = fingerprints("vlm-a"), fingerprints("vlm-b")
     assert a["judge"] != b["judge"]  # the fallback judge's identity changes the judge's shards
     assert all(a[name] == b[name] for name in a if name != "judge")  # and nothing else's
+
+
+def _typed_view(apps: list[str], typed: str) -> object:
+    trajectory = {"trajectory_id": "trj_2", "env_failure": False}
+    task = {"task_id": "t2", "domain": "mobile", "apps": apps, "max_steps": 10,
+            "instruction": "Add 'Book a parking space' to my Party to-do note."}
+    steps = [{"step_index": 0, "image_sha256": "a", "feedback": "tapped “Party to-do”", "error": None,
+              "target_json": None, "thought": "", "action": {"type": "tap", "x": 500, "y": 212}},
+             {"step_index": 1, "image_sha256": "b", "feedback": "typed 20 characters into “Note body”", "error": None,
+              "target_json": None, "thought": "", "action": {"type": "type", "text": typed}},
+             {"step_index": 2, "image_sha256": "b", "feedback": "episode ended", "error": None, "target_json": None,
+              "thought": "", "action": {"type": "terminate", "status": "success"}}]
+    view = build_view(trajectory, task, steps)
+    view.key_frames = [(0, "a"), (1, "b")]
+    return view
+
+
+def test_typing_into_an_app_that_saves_as_it_goes_is_finished():
+    """Notes keep an edit as it is typed: the final screen showing the typed line is the
+    commit. In an app with a Send or Save to press, typing alone is not."""
+    from guiforge.judge.offline import OfflineJudge
+
+    screens = {"a": "Notes Party to-do", "b": "Party to-do Buy balloons Book a parking space"}
+    note = OfflineJudge().judge(_typed_view(["notes"], "Book a parking space"), screens)
+    assert note.success and "unfinished" not in note.flags, note.rationale
+    unsent = OfflineJudge().judge(_typed_view(["mail"], "Book a parking space"), screens)
+    assert not unsent.success and "unfinished" in unsent.flags
+    missing = OfflineJudge().judge(_typed_view(["notes"], "Book a parking space"), {"a": "Notes", "b": "Party to-do"})
+    assert "unfinished" in missing.flags  # the screen does not show it: nothing says it was kept
+
+
+def test_times_match_across_twelve_and_twenty_four_hour_clocks():
+    from guiforge.judge.offline import _number_in, number_forms
+
+    assert _number_in("13:30", number_forms("Thu, 25 Jan · 1:30 PM – 2:30 PM"))
+    assert _number_in("09:00", number_forms("9:00 AM"))
+    assert _number_in("1:30 PM", number_forms("13:30 - 14:30"))
+    assert _number_in("00:15", number_forms("12:15 a.m."))
+    assert not _number_in("14:30", number_forms("1:30 PM"))

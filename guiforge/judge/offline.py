@@ -26,6 +26,7 @@ _POINTER = ("click", "double_click", "right_click", "tap", "long_press")
 _QUOTED = re.compile(r"[\"“”«»]([^\"“”«»]{2,120})[\"“”«»]|(?:^|\s)['‘]([^'’\n]{2,120})['’](?=[\s,.;:!?)]|$)")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _NUMBER = re.compile(r"(?<![\d.,])\d(?:[\d,.:/-]*\d)?(?!\d)")
+_CLOCK = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])(?:\s*([ap])\.?\s*m\b\.?)?", re.I)
 
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
@@ -104,6 +105,14 @@ def number_forms(raw: str) -> set[str]:
         for part in re.split(r"[-/:]", token):
             if digits(part):
                 forms.add(digits(part).lstrip("0") or "0")
+    # a time in the other clock: a screen's "1:30 PM" is an answer's 13:30, and the reverse
+    for m in _CLOCK.finditer(raw):
+        hour, minute, half = int(m.group(1)), m.group(2), (m.group(3) or "").lower()
+        if half:
+            hour = hour % 12 + (12 if half == "p" else 0)
+            forms.update({f"{hour:02d}{minute}", f"{hour}{minute}"})
+        elif 13 <= hour <= 23:
+            forms.add(f"{hour - 12}{minute}")
     return forms
 
 
@@ -197,7 +206,7 @@ class OfflineJudge:
             if seen:
                 flag("infeasible_but_seen", 0.6, f"reported infeasible, yet the screens show {seen[:3]}",
                      [last.index])
-        elif last is not None and last.action is not None and not _finished(view):
+        elif last is not None and last.action is not None and not _finished(view, final):
             flag("unfinished", 0.5, "no action that commits the change (send, save, submit, confirm...) "
                  "and no answer before the end", [last.index])
 
@@ -289,12 +298,20 @@ _STOP = frozenset(("the", "and", "for", "with", "from", "that", "this", "into", 
                    "just", "file", "make", "sure", "keep"))
 
 
-def _finished(view: JudgeView) -> bool:
+# Apps that keep an edit as it is typed, with no Save to press: there the typing commits it.
+AUTOSAVE_APPS = frozenset({"notes"})
+
+
+def _finished(view: JudgeView, final: Text | None = None) -> bool:
     """An answer was given, or one of the last actions committed something: a control or
-    feedback that says so, a save shortcut, a command or tool call, or (the last action) a
-    control named with one of the instruction's own words ("Archive", "Pin note")."""
+    feedback that says so, a save shortcut, a command or tool call, (the last action) a
+    control named with one of the instruction's own words ("Archive", "Pin note"), or text
+    typed into an app that saves as it goes, which the final screen shows."""
     acts = [s for s in view.steps if s.action is not None and s.action["type"] not in ("terminate", "wait")]
     if any(s.action["type"] == "answer" for s in acts):
+        return True
+    typed = acts[-1].action.get("text") if acts and acts[-1].action["type"] == "type" else None
+    if typed and AUTOSAVE_APPS & set(view.apps) and final is not None and final.has(typed):
         return True
     asked = {w for w in normalize(view.instruction).split() if len(w) >= 3 and w not in _STOP}
     for i, s in enumerate(reversed(acts[-3:])):

@@ -14,13 +14,14 @@ from typing import Any
 from jinja2 import TemplateError
 
 from guiforge.lake.fingerprint import fingerprint
-from guiforge.presentation import sample_presentation
+from guiforge.presentation import Presentation, sample_presentation
 from guiforge.skills.card import SkillCard
 from guiforge.skills.templating import evaluate, render_text, render_value
 from guiforge.skills.voice import speak
 from guiforge.worlds.model import World
 
 MAX_BINDINGS = 256  # per card and world, before sampling
+RECOVERY_STEPS = 2  # a slip noticed and undone: the wrong item pressed, then the right one
 
 
 class BindingError(Exception):
@@ -164,14 +165,20 @@ def render(card: SkillCard, world: World, ctx: dict[str, Any], domain: str, vari
         answer = render_text(card.answer, ctx) if card.answer else None
     except (TemplateError, TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError) as exc:
         raise BindingError(f"{card.id}: rendering for {world.world_id}: {type(exc).__name__}: {exc}") from exc
+    presentation = sample_presentation(domain, task_id, seed, variant)
     return TaskCandidate(
         task_id=task_id, world_id=world.world_id, skill_id=card.id, skill_version=card.version,
         domain=domain, variant=variant, apps=list(card.apps), instruction=instruction, setup=setup,
         rubric=rubric, reference=reference, answer=answer, feasible=card.feasible,
-        difficulty=card.difficulty, max_steps=card.max_steps, binding=key, leaks=leaks,
-        presentation=sample_presentation(domain, task_id, seed, variant).as_dict(),
-        phrasing=phrasing, voice=voice,
+        difficulty=card.difficulty, max_steps=step_budget(card.max_steps, presentation), binding=key,
+        leaks=leaks, presentation=presentation.as_dict(), phrasing=phrasing, voice=voice,
     )
+
+
+def step_budget(card_steps: int, presentation: Presentation) -> int:
+    """A task's step budget: the card's (what the work takes), the presentation's distractors,
+    and room for one slip noticed and undone, which a person (and the scripted teacher) makes."""
+    return card_steps + presentation.extra_steps() + RECOVERY_STEPS
 
 
 def _with_looks(setup: Any, instruction: str, world: World, seed: int) -> Any:

@@ -48,7 +48,7 @@ class ResynthesizeStage(Stage):
         from guiforge.curation.lakeread import read_rows, task_index
         from guiforge.curation.resynthesis import aims, new_task_id, resynthesize
         from guiforge.curation.rounds import round_of
-        from guiforge.presentation import harder_presentation
+        from guiforge.presentation import Presentation, harder_presentation
         from guiforge.stages.shared import world_index
         from guiforge.stages.skills import cards_from_rows
         from guiforge.stages.tasks import candidate_row, file_problems
@@ -75,8 +75,10 @@ class ResynthesizeStage(Stage):
             # every other task of an aim is a harder variant: a smaller screen, denser, every distractor
             harder = len(out) % 2 == 1 and self.config.harder_variants
             if harder:
-                candidate.presentation = harder_presentation(candidate.domain, candidate.task_id, ctx.seed,
-                                                             candidate.variant).as_dict()
+                before = Presentation.model_validate(candidate.presentation)
+                after = harder_presentation(candidate.domain, candidate.task_id, ctx.seed, candidate.variant)
+                candidate.presentation = after.as_dict()
+                candidate.max_steps += after.extra_steps() - before.extra_steps()  # every distractor costs steps
             row = candidate_row(candidate, {"file": "pass" if candidate.setup.get("files") else "n/a"})
             binding = json.loads(row["binding_json"])
             row.update({"parent_task_id": aim.parent_for(candidate.skill_id, tasks), "round": round_, "diagnosis_id": aim.diagnosis_id,
