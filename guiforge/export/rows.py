@@ -69,9 +69,9 @@ def _target(src: Source, step: dict[str, Any], target: Target, domain: str) -> t
     return target.encode(thought, step["action"], frame, domain), lineage, None
 
 
-def _source(trajectory: dict[str, Any]) -> Target:
-    """The format and convention the teacher's prompts and replies were recorded in."""
-    harness = harness_of(trajectory)
+def _source(harness: dict[str, Any]) -> Target:
+    """The format and convention a trajectory's prompts and replies were recorded in (its
+    ``harness_json``)."""
     return Target(harness.get("action_format") or "guiforge", harness.get("coords") or "grid999")
 
 
@@ -79,7 +79,9 @@ def sft_rows(src: Source, target: Target, context: ContextPolicy | None = None) 
     rows = []
     for trajectory in src.trajectories:
         task = src.tasks[trajectory["task_id"]]
-        variant = harness_of(trajectory).get("variant") or task.get("variant")
+        harness = harness_of(trajectory)
+        variant = harness.get("variant") or task.get("variant")
+        source = _source(harness)
         steps = src.steps[trajectory["trajectory_id"]]
         base = _lineage(src, trajectory, task)
         for i, step in enumerate(steps):
@@ -92,8 +94,7 @@ def sft_rows(src: Source, target: Target, context: ContextPolicy | None = None) 
             if reason:
                 src.exclude("relabel" if "relabel" in reason else "step", reason, subject, "steps")
                 continue
-            prompt = convert(rebuild(steps, i, context), steps[: i + 1], task["domain"], variant, target,
-                             _source(trajectory))
+            prompt = convert(rebuild(steps, i, context), steps[: i + 1], task["domain"], variant, target, source)
             messages, images = trainer_messages(prompt)
             messages.append(text_message("assistant", reply))
             action = step["action"]
@@ -119,8 +120,7 @@ def rl_rows(src: Source, target: Target, world_json: dict[str, str]) -> list[Exp
             src.exclude("rl_prompt", "no recorded first step to show s0", task_id, "rl_tasks")
             continue
         task = json.loads(pool["task_json"] or "{}") or src.tasks.get(task_id, {})
-        harness = src.first_harness.get(task_id, {})
-        source = Target(harness.get("action_format") or "guiforge", harness.get("coords") or "grid999")
+        source = _source(src.first_harness.get(task_id, {}))
         prompt = convert(recorded(first), [first], pool["domain"], task.get("variant"), target, source)
         messages, images = trainer_messages(prompt)
         rows.append(ExportRow(pool["domain"], messages, images, {
