@@ -132,6 +132,14 @@ def whole_number(value: Any, what: str) -> int:
     return int(value)
 
 
+def point_pair(args: dict[str, Any], key: str, action: str) -> tuple[Any, Any]:
+    """``args[key]`` as the (x, y) of a point written ``[x, y]``; anything else is a parse error."""
+    value = args.get(key)
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        raise ParseError(f"{action} needs {key} as [x, y], got {json.dumps(value)[:60]}")
+    return value[0], value[1]
+
+
 def one_action(found: list[dict[str, Any]], hint: str) -> dict[str, Any]:
     """The reply's final action: none is an error, two different ones are an error."""
     if not found:

@@ -81,6 +81,23 @@ def _no_more(call: Call, allowed: frozenset[str] = frozenset()) -> None:
     take(call.kwargs, call.name, allowed)
 
 
+# calls that take one argument, by keyword or first in place: name -> (keyword, action type, field)
+_ONE_ARGUMENT = {
+    "open_app": ("app_name", "open_app", "app"), "goto": ("url", "goto", "text"),
+    "wait": ("seconds", "wait", "amount"), "sleep": ("seconds", "wait", "amount"),
+    "answer": ("answer", "answer", "answer"), "final_answer": ("answer", "answer", "answer"),
+    "terminate": ("status", "terminate", "status"), "bash": ("command", "bash", "text"),
+}
+
+
+def _sole(call: Call, keyword: str):
+    """The call's one argument: ``keyword=``, else its first positional one; nothing else may follow."""
+    positional = call.args.pop(0) if call.args else None
+    value = call.kwargs.pop(keyword, positional)
+    _no_more(call)
+    return value
+
+
 class PyAutoGUI(ActionFormat):
     name = "pyautogui"
     default_coords = "unit"
@@ -143,30 +160,12 @@ class PyAutoGUI(ActionFormat):
         if name in simple:
             _no_more(call)
             return {"type": simple[name]}
-        if name == "open_app":
-            app = call.kwargs.pop("app_name", call.args.pop(0) if call.args else None)
-            _no_more(call)
-            return {"type": "open_app", "app": app}
-        if name == "goto":
-            url = call.kwargs.pop("url", call.args.pop(0) if call.args else None)
-            _no_more(call)
-            return {"type": "goto", "text": url}
-        if name in ("wait", "sleep"):
-            seconds = call.kwargs.pop("seconds", call.args.pop(0) if call.args else None)
-            _no_more(call)
-            return {"type": "wait", "amount": None if seconds is None else whole_number(seconds, "wait's seconds")}
-        if name in ("answer", "final_answer"):
-            text = call.kwargs.pop("answer", call.args.pop(0) if call.args else None)
-            _no_more(call)
-            return {"type": "answer", "answer": text}
-        if name == "terminate":
-            status = call.kwargs.pop("status", call.args.pop(0) if call.args else None)
-            _no_more(call)
-            return {"type": "terminate", "status": status}
-        if name == "bash":
-            command = call.kwargs.pop("command", call.args.pop(0) if call.args else None)
-            _no_more(call)
-            return {"type": "bash", "text": command}
+        if name in _ONE_ARGUMENT:
+            keyword, kind, field = _ONE_ARGUMENT[name]
+            value = _sole(call, keyword)
+            if kind == "wait" and value is not None:
+                value = whole_number(value, "wait's seconds")
+            return {"type": kind, field: value}
         if name == "call_tool":
             tool = call.kwargs.pop("name", None)
             args = call.kwargs.pop("arguments", {})

@@ -23,6 +23,7 @@ from guiforge.harness.formats.base import (
     ParseError,
     ToolCall,
     model_fields,
+    point_pair,
     take,
     whole_number,
 )
@@ -63,12 +64,6 @@ _DOCS = {
     "open": "Open the app named `text`.",
 }
 
-
-def _point(args: dict[str, Any], key: str, action: str) -> tuple[Any, Any]:
-    value = args.get(key)
-    if not isinstance(value, list | tuple) or len(value) != 2:
-        raise ParseError(f"{action} needs {key} as [x, y], got {json.dumps(value)[:60]}")
-    return value[0], value[1]
 
 
 class QwenComputerUse(FunctionTools):
@@ -125,15 +120,15 @@ class QwenComputerUse(FunctionTools):
         pointer = {"left_click": "click", "double_click": "double_click", "right_click": "right_click"}
         if action in pointer:
             take(args, action, {"action", "coordinate"}, ("coordinate",))
-            x, y = _point(args, "coordinate", action)
+            x, y = point_pair(args, "coordinate", action)
             return {"type": pointer[action], "x": x, "y": y}
         if action == "left_click_drag":
             take(args, action, {"action", "start_coordinate", "coordinate"}, ("start_coordinate", "coordinate"))
-            (x, y), (x2, y2) = _point(args, "start_coordinate", action), _point(args, "coordinate", action)
+            (x, y), (x2, y2) = point_pair(args, "start_coordinate", action), point_pair(args, "coordinate", action)
             return {"type": "drag", "x": x, "y": y, "x2": x2, "y2": y2}
         if action == "scroll":
             take(args, action, {"action", "coordinate", "pixels", "direction"}, ("pixels",))
-            x, y = _point(args, "coordinate", action) if "coordinate" in args else (None, None)
+            x, y = point_pair(args, "coordinate", action) if "coordinate" in args else (None, None)
             pixels = whole_number(args["pixels"], "scroll's pixels")
             if args.get("direction") in ("left", "right"):
                 direction = args["direction"]
@@ -158,11 +153,11 @@ class QwenComputerUse(FunctionTools):
     def _mobile(self, action: Any, args: dict[str, Any]) -> dict[str, Any]:
         if action in ("click", "long_press"):
             take(args, action, {"action", "coordinate"}, ("coordinate",))
-            x, y = _point(args, "coordinate", action)
+            x, y = point_pair(args, "coordinate", action)
             return {"type": "tap" if action == "click" else "long_press", "x": x, "y": y}
         if action == "swipe":
             take(args, action, {"action", "coordinate", "coordinate2"}, ("coordinate", "coordinate2"))
-            (x, y), (x2, y2) = _point(args, "coordinate", action), _point(args, "coordinate2", action)
+            (x, y), (x2, y2) = point_pair(args, "coordinate", action), point_pair(args, "coordinate2", action)
             return {"type": "swipe", "x": x, "y": y, "x2": x2, "y2": y2}
         if action in ("type", "answer", "open"):
             take(args, action, {"action", "text"}, ("text",))

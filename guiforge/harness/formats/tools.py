@@ -27,6 +27,7 @@ from guiforge.harness.formats.base import (
     join_thought,
     model_fields,
     one_action,
+    point_pair,
     split_thinking,
     take,
     tool_arguments,
@@ -182,12 +183,6 @@ _COMPUTER_KINDS = {"click", "double_click", "right_click", "drag", "scroll", "ty
                    "tap", "swipe"}
 
 
-def _coordinate(args: dict[str, Any], key: str, action: str) -> tuple[Any, Any]:
-    value = args.get(key)
-    if not isinstance(value, list | tuple) or len(value) != 2:
-        raise ParseError(f"{action} needs {key} as [x, y], got {json.dumps(value)[:60]}")
-    return value[0], value[1]
-
 
 class AnthropicComputer(FunctionTools):
     """Anthropic's computer-use tool shape (computer_20250124 and bash_20250124)."""
@@ -228,16 +223,16 @@ class AnthropicComputer(FunctionTools):
             raise ParseError(f"the computer tool needs action as a string, got {json.dumps(action)[:60]}")
         if action in _COMPUTER_POINTER:
             take(args, action, {"action", "coordinate"}, ("coordinate",))
-            x, y = _coordinate(args, "coordinate", action)
+            x, y = point_pair(args, "coordinate", action)
             return {"type": _COMPUTER_POINTER[action], "x": x, "y": y,
                     **({"button": "middle"} if action == "middle_click" else {})}
         if action == "left_click_drag":
             take(args, action, {"action", "start_coordinate", "coordinate"}, ("start_coordinate", "coordinate"))
-            (x, y), (x2, y2) = _coordinate(args, "start_coordinate", action), _coordinate(args, "coordinate", action)
+            (x, y), (x2, y2) = point_pair(args, "start_coordinate", action), point_pair(args, "coordinate", action)
             return {"type": "drag", "x": x, "y": y, "x2": x2, "y2": y2}
         if action == "scroll":
             take(args, action, {"action", "coordinate", "scroll_direction", "scroll_amount"}, ("scroll_direction",))
-            point = _coordinate(args, "coordinate", action) if "coordinate" in args else (None, None)
+            point = point_pair(args, "coordinate", action) if "coordinate" in args else (None, None)
             return {"type": "scroll", "x": point[0], "y": point[1], "direction": args["scroll_direction"],
                     "amount": args.get("scroll_amount")}
         if action == "type":
