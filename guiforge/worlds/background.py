@@ -21,7 +21,7 @@ import yaml
 from guiforge.worlds.background_docs import add_workbooks
 from guiforge.worlds.background_mail import add_mail
 from guiforge.worlds.background_money import add_money
-from guiforge.worlds.formats import company_domain, slug
+from guiforge.worlds.formats import company_domain, slug, unique_email
 from guiforge.worlds.model import Contact, Event, World
 from guiforge.worlds.runtime import shared_faker, stable_hash
 from guiforge.worlds.seeds import data_dir, locale_info
@@ -126,7 +126,7 @@ def _people(life: Life, total: int) -> None:
             domain = my_domain
         else:
             domain = company_domain(org, locale_info(w.me.locale).tld)
-        _add(life, role, relation, name, org, _email(f"{slug(first, '.')}.{slug(surname, '.')}", domain, taken_mail),
+        _add(life, role, relation, name, org, unique_email(f"{slug(first, '.')}.{slug(surname, '.')}", domain, taken_mail),
              fk.phone_number())  # fmt: skip
 
     n_colleagues = rng.randint(8, 12) if employed else 0
@@ -150,7 +150,7 @@ def _senders(life: Life, fk, taken_mail: set[str]) -> None:
     tld = locale_info(life.world.me.locale).tld
     for spec in life.vocab["senders"]:
         name = _fill(spec["name"], life, last=fk.last_name())
-        email = _email(spec["local"], company_domain(name, tld), taken_mail)
+        email = unique_email(spec["local"], company_domain(name, tld), taken_mail)
         _add(life, spec["kind"], "newsletter", name, name, email, fk.phone_number())
 
 
@@ -165,14 +165,6 @@ def _add(life: Life, role: str, relation: str, name: str, org: str, email: str, 
 def _fill(fmt: str, life: Life, **extra: str) -> str:
     return fmt.format(city=life.world.me.city, brand=life.brand(), bank="Northstar",
                       home=life.world.me.city, **extra).strip()  # fmt: skip
-
-
-def _email(local: str, domain: str, taken: set[str]) -> str:
-    email, k = f"{local}@{domain}", 2
-    while email.lower() in taken:
-        email, k = f"{local}{k}@{domain}", k + 1
-    taken.add(email.lower())
-    return email
 
 
 # -- calendar -----------------------------------------------------------------------------

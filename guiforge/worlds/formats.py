@@ -34,6 +34,16 @@ def slug(s: str, sep: str = "-") -> str:
     return out or "x"
 
 
+def unique_email(local: str, domain: str, taken: set[str]) -> str:
+    """``local@domain``, numbered (``local2@``, ``local3@``...) until no address in ``taken``
+    has it, ignoring case; the address is added to ``taken``."""
+    email, k = f"{local}@{domain}", 2
+    while email.lower() in taken:
+        email, k = f"{local}{k}@{domain}", k + 1
+    taken.add(email.lower())
+    return email
+
+
 def company_domain(company: str, tld: str) -> str:
     """A plausible web domain for a company name, without its legal form."""
     core = _LEGAL.sub(" ", company.replace("&", " "))

@@ -13,7 +13,7 @@ from guiforge.worlds.background import with_background
 from guiforge.worlds.build_docs import build_sections, build_slides, texts
 from guiforge.worlds.consistency import check_world
 from guiforge.worlds.dsl import DocumentSpec, Scenario, SheetSpec
-from guiforge.worlds.formats import company_domain, slug
+from guiforge.worlds.formats import company_domain, slug, unique_email
 from guiforge.worlds.generators import eval_vars
 from guiforge.worlds.model import (
     Chat,
@@ -127,7 +127,7 @@ class _Builder:
                 domain = my_domain  # colleagues share the persona's work domain
             else:
                 domain = company_domain(org, run.loc.tld if locale == me.locale else _tld(locale))
-            email = _unique_email(f"{slug(first, '.')}.{slug(last, '.')}", domain, taken)
+            email = unique_email(f"{slug(first, '.')}.{slug(last, '.')}", domain, taken)
             c = Contact(
                 contact_id=f"c_{role}",
                 name=f"{first} {last}",
@@ -409,14 +409,6 @@ def _cell(v: Any) -> str | float | int | None:
     if v is None or isinstance(v, int | float | str) and not isinstance(v, bool):
         return v
     return str(v)
-
-
-def _unique_email(local: str, domain: str, taken: set[str]) -> str:
-    email, k = f"{local}@{domain}", 2
-    while email.lower() in taken:
-        email, k = f"{local}{k}@{domain}", k + 1
-    taken.add(email.lower())
-    return email
 
 
 def _tld(locale: str) -> str:
