@@ -416,3 +416,28 @@ def test_cli_export_and_its_errors(lake, tmp_path):
     with pytest.raises(GuiforgeError, match="not a guiforge export"):
         export_run(lake, tmp_path / "mine")
     assert (tmp_path / "mine" / "notes.txt").exists()
+
+
+def test_exported_history_pairs_each_feedback_with_the_action_it_describes(lake, hf_export):
+    """Read back from the export: a past step's user turn carries the feedback of the step
+    before it (what produced that screen), and its own action's result opens the next turn."""
+    out, _ = hf_export
+    rows = load_dataset(str(out), "all", split="train")
+    steps = {(s["trajectory_id"], s["step_index"]): s for s in lake.read_table("steps").to_pylist()}
+
+    def feedback(tid: str, index: int) -> str:
+        prev = steps.get((tid, index - 1))
+        return "" if prev is None else (prev["error"] or prev["feedback"] or "")
+
+    checked = 0
+    for row in rows:
+        tid = row["trajectory_id"]
+        for message in row["messages"]:
+            text = next((c["text"] for c in message["content"] if c["type"] == "text"), "") or ""
+            m = re.match(r"Step (\d+)\.(?: Feedback: (.*))?", text)
+            if message["role"] != "user" or not m:
+                continue
+            index = int(m.group(1))
+            assert (m.group(2) or "").split("\n")[0] == feedback(tid, index).split("\n")[0], (tid, index, text)
+            checked += int(bool(m.group(2)))
+    assert checked > 5  # history turns with feedback were read back, not vacuously

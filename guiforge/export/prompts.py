@@ -41,7 +41,8 @@ def rebuild(steps: list[dict[str, Any]], index: int, policy: ContextPolicy | Non
     for i, s in enumerate(steps[:index]):
         action = Action.model_validate(s["action"]) if s.get("action") else None
         history.append(Turn(_MARK + str(i).encode(), "image/png", None, s["raw_output"] or "",
-                            _summary(action, s.get("feedback") or "", s.get("error")), _feedback(s)))
+                            _summary(action, s.get("feedback") or "", s.get("error")),
+                            _feedback(steps[i - 1] if i else None)))
     current = Observed(_MARK + str(index).encode(), "image/png", None, _feedback(steps[index - 1] if index else None))
     messages = build_messages(policy, "", "", history, current)
     out: Prompt = []
@@ -50,13 +51,8 @@ def rebuild(steps: list[dict[str, Any]], index: int, policy: ContextPolicy | Non
             out.append(prompts[index][n])
             continue
         marks = [p.data for p in m.parts() if isinstance(p, ImagePart) and p.data.startswith(_MARK)]
-        if marks:  # an observation: as the step that saw it recorded it
-            seen = int(marks[0][len(_MARK):])
-            message = prompts[seen][-1]
-            if seen < index:  # in the history, its header carries the feedback of its own action
-                header = m.parts()[0]
-                message = {"role": message["role"], "parts": [header, *message["parts"][1:]]}
-            out.append(message)
+        if marks:  # an observation, with the feedback that came with it, as its step recorded it
+            out.append(prompts[int(marks[0][len(_MARK):])][-1])
         else:
             out.append(m.key())
     return out

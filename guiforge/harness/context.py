@@ -42,7 +42,7 @@ class Turn:
     text: str | None  # terminal / tool output shown with the observation
     reply: str  # what the policy answered
     summary: str  # one line: what it did and what happened
-    feedback: str = ""
+    feedback: str = ""  # shown with this step's screen: the result of the step before
     tool_calls: tuple[dict, ...] = ()  # the reply's native tool calls, replayed as such
 
 

@@ -251,10 +251,12 @@ def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, v
                                             raw, action, pixels, result.feedback, result.error, latency,
                                             in_tok, out_tok, prompt_hash(messages), prefix, len(messages), prompt,
                                             target, attempts))
-            feedback = result.error or result.feedback
             text, calls = assistant_turn(reply, bool(native), index)
+            # A past step shows the feedback that came with its screen (the result of the step
+            # before it); the result of its own action opens the next step.
             history.append(Turn(obs.screenshot, f"image/{obs.format}", obs.text, text,
                                 _summary(action, result.feedback, result.error), feedback, calls))
+            feedback = result.error or result.feedback
             obs = result.observation
             if result.done:
                 episode.answer, episode.status = result.answer, result.status
