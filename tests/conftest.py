@@ -2,7 +2,25 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+
+def pytest_addoption(parser):
+    parser.addoption("--battery", action="store_true", default=False,
+                     help="also run the long batteries (every card through the package gate, ...)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``battery`` run only with --battery (or GUIFORGE_BATTERY=1): CI runs their
+    fixed short variants, a person or a nightly job runs the whole battery."""
+    if config.getoption("--battery") or os.environ.get("GUIFORGE_BATTERY") == "1":
+        return
+    skip = pytest.mark.skip(reason="a long battery: run with --battery")
+    for item in items:
+        if "battery" in item.keywords:
+            item.add_marker(skip)
 
 
 @pytest.fixture(scope="session")

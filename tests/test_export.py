@@ -230,7 +230,7 @@ def _train_python() -> Path:
     proc = subprocess.run([str(ROOT / "scripts" / "bootstrap-train.sh")], capture_output=True, text=True,
                           timeout=900)
     if proc.returncode != 0 or not python.exists():
-        pytest.skip(f"the trainer venv (.venv-train) could not be made: {proc.stderr.strip()[-300:]}")
+        pytest.fail(f"the trainer venv (.venv-train) could not be made: {proc.stderr.strip()[-300:]}")
     return python
 
 
