@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -50,7 +49,7 @@ def test_every_scenario_many_seeds_and_locales(scenarios, personas_by_locale):
     """Each scenario for a persona of each of the 14 locales plus 12 more personas, each
     world with its own seed: 260 worlds."""
     extra = build_personas(12, seed=77)
-    n, started = 0, time.perf_counter()
+    n = 0
     for sc in scenarios.values():
         jobs = [(p, k) for k, p in enumerate(personas_by_locale.values())]
         jobs += [(p, 100 + k) for k, p in enumerate(extra)]
@@ -60,9 +59,7 @@ def test_every_scenario_many_seeds_and_locales(scenarios, personas_by_locale):
             assert {p.code for p in check_world(w)} <= PAIRING_RULES
             assert_rich(w)
             n += 1
-    per_world = (time.perf_counter() - started) / n
-    print(f"\n{n} worlds, {per_world * 1000:.1f} ms per world (build + check)")
-    assert per_world < 0.25
+    assert n == len(scenarios) * (len(personas_by_locale) + 12)  # speed: bench/worlds.py
 
 
 def test_same_inputs_same_world_and_seeds_differ(scenarios, personas_by_locale):
