@@ -237,7 +237,7 @@ def test_smart_resize_matches_qwen():
 
 # -- round trip ---------------------------------------------------------------------------
 TEXTS = ["hello", "it's \"quoted\"\nand a new line", "ls -la | wc -l", "Zoë's café — 12,50 €", "a\\b"]
-KEYS = ["enter", "tab", "esc", "backspace", "f2", "up"]
+KEYS = ["enter", "tab", "escape", "backspace", "f2", "up", "pagedown", "+", "a"]
 
 
 def canonical(kind: str, rng: random.Random) -> Action:

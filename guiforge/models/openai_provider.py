@@ -15,23 +15,26 @@ from guiforge.models.base import (
     ModelClient,
     TransientError,
 )
+from guiforge.models.images import AS_CAPTURED, ImageSizing, sized_for_sending, sizing_for
 from guiforge.models.transport import sdk_http_client
 
 
-def _content(msg: Message) -> str | list[dict[str, Any]]:
+def _content(msg: Message, sizing: ImageSizing) -> str | list[dict[str, Any]]:
     if isinstance(msg.content, str):
         return msg.content
     parts: list[dict[str, Any]] = []
     for p in msg.parts():
         if isinstance(p, ImagePart):
+            p = ImagePart(sized_for_sending(p.data, p.media_type, sizing), p.media_type)
             parts.append({"type": "image_url", "image_url": {"url": f"data:{p.media_type};base64,{p.b64()}"}})
         else:
             parts.append({"type": "text", "text": p})
     return parts
 
 
-def _messages(messages: list[Message]) -> list[dict[str, Any]]:
-    """Wire messages; an assistant turn's tool calls, each followed by its tool result."""
+def _messages(messages: list[Message], sizing: ImageSizing = AS_CAPTURED) -> list[dict[str, Any]]:
+    """Wire messages (images sized as the model role asks); an assistant turn's tool calls,
+    each followed by its tool result."""
     out: list[dict[str, Any]] = []
     for m in messages:
         if m.role == "assistant" and m.tool_calls:
@@ -39,9 +42,10 @@ def _messages(messages: list[Message]) -> list[dict[str, Any]]:
                 {"id": c["id"], "type": "function",
                  "function": {"name": c["name"], "arguments": json.dumps(c["arguments"], ensure_ascii=False)}}
                 for c in m.tool_calls]})
-            out.extend({"role": "tool", "tool_call_id": c["id"], "content": TOOL_RESULT} for c in m.tool_calls)
+            out.extend({"role": "tool", "tool_call_id": c["id"], "content": c.get("result", TOOL_RESULT)}
+                       for c in m.tool_calls)
         else:
-            out.append({"role": m.role, "content": _content(m)})
+            out.append({"role": m.role, "content": _content(m, sizing)})
     return out
 
 
@@ -65,7 +69,7 @@ class OpenAIClient(ModelClient):
     async def _send(self, messages: list[Message], **params: Any) -> Completion:
         body: dict[str, Any] = {
             "model": self.config.model,
-            "messages": _messages(messages),
+            "messages": _messages(messages, sizing_for(self.config)),
             "max_tokens": params.get("max_tokens", self.config.max_tokens),
         }
         body |= self.config.sampling(params.get("sample"))
@@ -75,6 +79,8 @@ class OpenAIClient(ModelClient):
             body["response_format"] = {"type": "json_object"}
         if params.get("tools"):
             body["tools"] = [_tool(t) for t in params["tools"]]
+            if self.config.parallel_tool_calls is not None:  # false: one action per turn, not two to refuse
+                body["parallel_tool_calls"] = self.config.parallel_tool_calls
         try:
             # The SDK's low-level post (its auth, headers, timeouts and error types) with the
             # reply as plain JSON: chat.completions.create re-walks the request against its
