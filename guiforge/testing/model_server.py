@@ -7,7 +7,9 @@ a dict is the message itself, so a responder can answer as GUI models do: for Op
 ...}`` (ids and types are filled in), for Anthropic ``{"content": [{"type": "thinking", ...},
 {"type": "text", ...}, {"type": "tool_use", "name", "input"}]}``. The server can inject
 429/5xx faults, heavy-tailed latency and a concurrency limit beyond which it answers 429,
-the way real inference servers behave.
+the way real inference servers behave. :class:`~guiforge.testing.family_models.FamilyModel`
+is a responder that answers as one model family does (Claude computer use, Qwen2.5-VL,
+Qwen3-VL, UI-TARS-1.5, OpenAI-compatible tools), in that family's format and pixels.
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ def _prompt_text(provider: str, body: dict[str, Any]) -> str:
         c = m.get("content")
         if isinstance(c, str):
             parts.append(c)
-        else:
+        elif isinstance(c, list):  # an assistant turn of tool calls alone has no content
             parts.extend(p.get("text", "") for p in c if isinstance(p, dict))
     return "\n".join(p for p in parts if isinstance(p, str))
 
