@@ -110,10 +110,11 @@ def profile_for_model(model: str | None) -> ModelProfile | None:
     return max(hits, key=lambda p: max(len(f) for f in p.models if f in low)) if hits else None
 
 
-def profile_warnings(role: str, config: Any) -> list[str]:
+def profile_warnings(role: str, config: Any, format_coords: Callable[[str], str] | None = None) -> list[str]:
     """Lines for ``guiforge validate``: a model the profiles know, set up in a way its family
     does not answer (a Qwen3-VL read as resized pixels: [500, 500] becomes (259, 458) on a
-    1920x1080 screen), or a profile whose provider the role does not use."""
+    1920x1080 screen), or a profile whose provider the role does not use. ``format_coords``
+    names an action format's own convention (what ``coords: null`` means)."""
     out = []
     where = f"models.{role}"
     profile = PROFILES.get(config.model_profile) if config.model_profile else None
@@ -124,9 +125,9 @@ def profile_warnings(role: str, config: Any) -> list[str]:
     if family is None or (profile is not None and profile.name == family.name):
         return out
     want = family.for_model(config.model)
-    differs = [k for k in ("action_format", "coords") if want.get(k) and getattr(config, k) != want[k]]
-    if config.action_format == want["action_format"] and "coords" in differs:
-        got = config.coords or "the format's default"
+    coords = config.coords or (format_coords(config.action_format) if format_coords else None)
+    if config.action_format == want["action_format"] and coords != want["coords"]:
+        got = config.coords or (f"{coords} (the format's default)" if coords else "the format's default")
         out.append(f"{where}: {config.model} answers in {want['coords']} coordinates, but coords is {got}; "
                    f"set model_profile: {family.name} (or coords: {want['coords']})")
     elif profile is not None:
