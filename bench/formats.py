@@ -42,7 +42,7 @@ from guiforge.testing.model_server import ModelServer
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "formats_corpus"
 PROFILE_OF = {"claude": ("claude-computer-use", "claude-sonnet-4-5"), "qwen3-vl": ("qwen3-vl", "Qwen/Qwen3-VL-8B"),
               "qwen2.5-vl": ("qwen2.5-vl", "Qwen/Qwen2.5-VL-7B"), "ui-tars-1.5": ("ui-tars-1.5", "UI-TARS-1.5-7B"),
-              "openai-tools": ("openai-tools", "gpt-4.1")}
+              "openai-tools": ("openai-tools", "gpt-4.1"), "openai-cua": ("openai-cua", "computer-use-preview")}
 KEYS = ["enter", "tab", "escape", "backspace", "down", "pagedown"]
 UNSAID = {"ui-tars-1.5": ("amount",)}  # its scroll() and wait() take no amount
 

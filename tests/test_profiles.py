@@ -191,3 +191,53 @@ def test_every_profile_names_a_format_and_convention_that_exist():
     for profile in PROFILES.values():
         cfg = ModelConfig(model_profile=profile.name)
         assert cfg.action_format in format_names() and cfg.coords in COORD_KINDS, profile.name
+
+
+def test_openai_computer_use_speaks_the_responses_api(monkeypatch):
+    """computer_use_preview goes to /responses: system text as instructions, a past computer
+    action replayed as a computer_call whose output is the screenshot that followed it, the
+    other actions as flat function tools, one call per turn; a refused call's reason goes
+    with its screenshot."""
+    from guiforge.models.openai_responses import input_items
+
+    monkeypatch.setenv("LOCAL_KEY", "sk-local")
+    reply = {"output": [{"type": "reasoning", "summary": [{"type": "summary_text", "text": "The Send button."}]},
+                        {"type": "computer_call", "action": {"type": "click", "button": "left", "x": 640, "y": 360}}]}
+    shot, later = png(1280, 720), png(1280, 720)
+    messages = [Message("system", "You operate a browser."), Message("user", "Task: send it"),
+                Message("user", ("Step 0.", ImagePart(shot))),
+                Message("assistant", "", ({"id": "call_0_0", "name": "computer",
+                                           "arguments": {"action": {"type": "type", "text": "hi"}}},)),
+                Message("user", ("Step 1. Feedback: typed", ImagePart(later)))]
+    with ModelServer(lambda provider, body: reply) as server:
+        cfg = ModelConfig(provider="openai", model="computer-use-preview", base_url=server.openai_base_url,
+                          api_key_env="LOCAL_KEY", model_profile="openai-cua", seed=3, cache=False)
+        codec = get_format(cfg.action_format)
+        coords = coord_system(cfg.coords, (1280, 720))
+        client = make_client(cfg)
+        completion = run(client.acomplete(messages, tools=codec.render("web", None, coords).tools))
+        run(client.aclose())
+        record = server.requests[0]
+    assert record.provider == "responses" and "seed" not in record.body and record.body["parallel_tool_calls"] is False
+    body = record.body
+    assert body["instructions"] == "You operate a browser." and body["store"] is False
+    assert body["tools"][0] == {"type": "computer_use_preview", "display_width": 1280, "display_height": 720,
+                                "environment": "browser"}
+    assert {t["name"] for t in body["tools"][1:]} == {"answer", "goto", "terminate"}
+    assert all(t["type"] == "function" and "parameters" in t for t in body["tools"][1:])
+    kinds = [i.get("type") or i["role"] for i in body["input"]]
+    assert kinds == ["user", "user", "computer_call", "computer_call_output", "user"]
+    assert body["input"][2]["action"] == {"type": "type", "text": "hi"} and body["input"][3]["call_id"] == "call_0_0"
+    assert body["input"][4]["content"] == [{"type": "input_text", "text": "Step 1. Feedback: typed"}]
+    from guiforge.harness.formats import ModelReply, ToolCall
+
+    calls = [ToolCall(c["name"], c["arguments"], c["id"]) for c in completion.tool_calls]
+    thought, action = codec.parse(ModelReply(completion.text, calls, completion.reasoning), "web", None, coords)
+    assert (thought, action) == ("The Send button.", Action(type="click", x=500, y=500))
+    refused = [*messages[:3], Message("assistant", "", ({"id": "c", "name": "computer", "result": "Not done. No.",
+                                                         "arguments": {"action": {"type": "move", "x": 1, "y": 1}}},)),
+               Message("user", "Your reply could not be used: no. Reply with exactly one action.")]
+    items = input_items(refused, ImageSizing())
+    assert items[-2]["type"] == "computer_call_output" and items[-2]["output"]["image_url"].endswith(
+        base64.b64encode(shot).decode())  # the screen did not change: the last screenshot
+    assert items[-1]["content"][0]["text"] == "Not done. No."

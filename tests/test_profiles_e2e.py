@@ -34,6 +34,7 @@ PROFILES = {  # profile: (family the server plays, model name)
     "qwen2.5-vl": ("qwen2.5-vl", "Qwen/Qwen2.5-VL-7B-Instruct"),
     "ui-tars-1.5": ("ui-tars-1.5", "ByteDance-Seed/UI-TARS-1.5-7B"),
     "openai-tools": ("openai-tools", "gpt-4.1"),
+    "openai-cua": ("openai-cua", "computer-use-preview"),
 }
 # (web viewport, phone viewport, phone screenshots)
 CI_SIZE = ((1920, 1080), (412, 839), "device")
@@ -132,8 +133,12 @@ def check_profile(tmp_path, monkeypatch, scripted, profile: str, size) -> None:
         assert all(w * h <= 1_150_000 and max(w, h) <= 1568 for w, h in seen), seen
         assert any(b.get("tools") for b in bodies) and all(
             b.get("tool_choice") == {"type": "auto", "disable_parallel_tool_use": True} for b in bodies if b.get("tools"))
-    if profile == "openai-tools":
+    if profile in ("openai-tools", "openai-cua"):
         assert all(b.get("parallel_tool_calls") is False for b in bodies)
+    if profile == "openai-cua":  # the Responses API, past actions replayed with their screenshots
+        assert all("input" in b and b["tools"][0]["type"] == "computer_use_preview" for b in bodies)
+        later = [b["input"] for b in bodies if any(i.get("type") == "computer_call" for i in b["input"])]
+        assert later and all(any(i.get("type") == "computer_call_output" for i in items) for items in later)
     if profile in ("qwen2.5-vl", "ui-tars-1.5"):
         assert all(w % 28 == 0 and h % 28 == 0 for w, h in seen), seen  # sent already smart-resized
 

@@ -74,6 +74,9 @@ class ModelConfig(BaseModel):
         if self.action_format == "anthropic_computer" and self.provider == "openai":
             raise ValueError("action_format anthropic_computer is Anthropic's computer-use tool: use provider "
                              "anthropic, or openai_tools / qwen_vl_tools for an OpenAI-compatible server")
+        if self.action_format == "openai_computer" and self.provider == "anthropic":
+            raise ValueError("action_format openai_computer is OpenAI's computer-use tool (the Responses API): use "
+                             "provider openai, or anthropic_computer for Claude")
         return self
 
     def sampling(self, sample: int | None = None) -> dict:

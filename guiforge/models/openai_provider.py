@@ -16,6 +16,9 @@ from guiforge.models.base import (
     TransientError,
 )
 from guiforge.models.images import AS_CAPTURED, ImageSizing, sized_for_sending, sizing_for
+from guiforge.models.openai_responses import completion as responses_completion
+from guiforge.models.openai_responses import request_body as responses_body
+from guiforge.models.openai_responses import uses_responses
 from guiforge.models.transport import sdk_http_client
 
 
@@ -67,6 +70,8 @@ class OpenAIClient(ModelClient):
         )
 
     async def _send(self, messages: list[Message], **params: Any) -> Completion:
+        if uses_responses(params.get("tools")):  # the computer-use tool speaks only the Responses API
+            return await self._send_responses(messages, **params)
         body: dict[str, Any] = {
             "model": self.config.model,
             "messages": _messages(messages, sizing_for(self.config)),
@@ -116,6 +121,24 @@ class OpenAIClient(ModelClient):
             tool_calls=calls,
             reasoning=reasoning if isinstance(reasoning, str) else None,
         )
+
+    async def _send_responses(self, messages: list[Message], **params: Any) -> Completion:
+        """One request on the Responses API (guiforge/models/openai_responses.py), with the
+        chat path's error handling."""
+        body = responses_body(self.config.model, messages, params["tools"],
+                              params.get("max_tokens", self.config.max_tokens),
+                              self.config.sampling(params.get("sample")), sizing_for(self.config),
+                              self.config.parallel_tool_calls)
+        try:
+            resp = await self.client.post("/responses", body=body, cast_to=object)
+        except (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError,
+                openai.APIConnectionError) as exc:
+            raise TransientError(f"{type(exc).__name__}: {exc}") from exc
+        except openai.APIStatusError as exc:
+            if exc.status_code in (408, 409) or exc.status_code >= 500:
+                raise TransientError(f"HTTP {exc.status_code}") from exc
+            raise
+        return responses_completion(resp, self.endpoint, self.config.model)
 
     async def aclose(self) -> None:
         await self.client.close()

@@ -76,6 +76,11 @@ PROFILES: dict[str, ModelProfile] = {p.name: p for p in (
         {"action_format": "uitars", "coords": "grid1000", "image_resize": "none"},
         models=("ui-tars-7b-sft", "ui-tars-72b", "ui-tars-2b", "ui-tars-7b-dpo", "ui-tars-72b-dpo")),
     ModelProfile(
+        "openai-cua", "OpenAI's computer-use model on the Responses API (computer_use_preview), points in pixels "
+        "of the display declared at the screenshot's size",
+        {"action_format": "openai_computer", "coords": "pixels", "image_resize": "none", "parallel_tool_calls": False},
+        models=("computer-use-preview",), provider="openai"),
+    ModelProfile(
         "openai-tools", "function calling (OpenAI, or vLLM/SGLang with a tool parser): one function per action, "
         "points on guiforge's 0-999 grid, one call per turn",
         {"action_format": "openai_tools", "coords": "grid999", "image_resize": "none", "parallel_tool_calls": False},

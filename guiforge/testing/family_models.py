@@ -23,9 +23,9 @@ from guiforge.envs.actions import GRID, Action
 from guiforge.models.images import fit_size, smart_resize
 
 Oracle = Callable[[str, int], "Action | None"]
-FAMILIES = ("claude", "qwen3-vl", "qwen2.5-vl", "ui-tars-1.5", "openai-tools")
+FAMILIES = ("claude", "qwen3-vl", "qwen2.5-vl", "ui-tars-1.5", "openai-tools", "openai-cua")
 WIRE = {"claude": "anthropic", "qwen3-vl": "openai", "qwen2.5-vl": "openai", "ui-tars-1.5": "openai",
-        "openai-tools": "openai"}
+        "openai-tools": "openai", "openai-cua": "openai"}
 _STEP = re.compile(r"^Step (\d+)\.", re.M)
 _TASK = re.compile(r"^Task: (.*)", re.S)
 
@@ -38,19 +38,38 @@ def _parts(message: dict[str, Any]) -> list[dict[str, Any]]:
 def _image_size(message: dict[str, Any]) -> tuple[int, int] | None:
     from PIL import Image  # Pillow: only a test server reads images
 
-    for part in _parts(message):
+    parts = _parts(message) + ([message["output"]] if isinstance(message.get("output"), dict) else [])
+    for part in parts:
         data = None
         if part.get("type") == "image_url":
             data = part["image_url"]["url"].split(",", 1)[1]
         elif part.get("type") == "image":
             data = part["source"]["data"]
+        elif part.get("type") in ("input_image", "computer_screenshot"):  # the Responses API
+            data = part["image_url"].split(",", 1)[1]
         if data:
             return Image.open(io.BytesIO(base64.b64decode(data))).size
     return None
 
 
 def _text(message: dict[str, Any]) -> str:
-    return "\n".join(p.get("text", "") for p in _parts(message) if p.get("type") == "text")
+    return "\n".join(p.get("text", "") for p in _parts(message) if p.get("type") in ("text", "input_text"))
+
+
+def _conversation(provider: str, body: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
+    """(the turns, the system text) of a request in any of the three wires; a Responses
+    request's last turn is its items since the last model output (screenshot and step)."""
+    if provider != "responses":
+        return body["messages"], body.get("system") or _text(body["messages"][0])
+    items = body["input"]
+    tail = len(items)
+    while tail > 0 and items[tail - 1].get("type") not in ("computer_call", "function_call") \
+            and items[tail - 1].get("role") != "assistant":
+        tail -= 1
+    last = {"role": "user", "content": [p for it in items[tail:] for p in
+                                        (_parts(it) + ([it["output"]] if isinstance(it.get("output"), dict) else []))]}
+    turns = [it for it in items[:tail] if it.get("role") == "user"] + [last]
+    return turns, body.get("instructions", "")
 
 
 def perceived(family: str, received: tuple[int, int]) -> tuple[int, int] | str:
@@ -65,6 +84,8 @@ def perceived(family: str, received: tuple[int, int]) -> tuple[int, int] | str:
     if family == "ui-tars-1.5":
         sh, sw = smart_resize(h, w, 28, 100 * 28 * 28, 16384 * 28 * 28)
         return sw, sh
+    if family == "openai-cua":  # the display as declared: the screenshot as sent
+        return w, h
     return {"qwen3-vl": "grid1000", "openai-tools": "grid999"}[family]
 
 
@@ -88,13 +109,13 @@ class FamilyModel:
         self.perceived: list[tuple[tuple[int, int], Any]] = []  # (received, seen) per answer
 
     def __call__(self, provider: str, body: dict[str, Any]) -> str | dict[str, Any]:
-        messages = body["messages"]
-        first_user = next(m for m in messages if m["role"] == "user")
-        m = _TASK.match(_text(first_user))
-        instruction = m.group(1).strip() if m else ""
+        messages, system = _conversation(provider, body)
+        texts = [p.get("text", "") for m in messages if m["role"] == "user" for p in _parts(m)]
+        task = next((_TASK.match(t) for t in texts if _TASK.match(t)), None)
+        instruction = task.group(1).strip() if task else ""
         last = messages[-1]
         steps = _STEP.findall(_text(last))
-        mobile = "phone" in (body.get("system") or _text(messages[0]))
+        mobile = "phone" in system
         received = _image_size(last) or (0, 0)
         seen = perceived(self.family, received) if received != (0, 0) else "grid999"
         self.perceived.append((received, seen))
@@ -115,7 +136,7 @@ class FamilyModel:
             if xk in f:
                 f[xk], f[yk] = model_xy(f[xk], f[yk], seen)
         writer = {"claude": self._claude, "qwen3-vl": self._qwen, "qwen2.5-vl": self._qwen,
-                  "ui-tars-1.5": self._uitars, "openai-tools": self._openai}[self.family]
+                  "ui-tars-1.5": self._uitars, "openai-tools": self._openai, "openai-cua": self._cua}[self.family]
         return writer(f, mobile, thought)
 
     def _claude_call(self, args: dict[str, Any], thought: str, name: str = "computer") -> dict[str, Any]:
@@ -229,3 +250,31 @@ class FamilyModel:
         name = f.pop("type")
         return {"content": None, "reasoning_content": thought,
                 "tool_calls": [{"function": {"name": name, "arguments": json.dumps(f, ensure_ascii=False)}}]}
+
+    def _cua(self, f: dict[str, Any], mobile: bool, thought: str) -> dict[str, Any]:
+        t = f["type"]
+        action: dict[str, Any] | None = None
+        if t in ("click", "tap", "right_click"):
+            action = {"type": "click", "button": "right" if t == "right_click" else "left", "x": f["x"], "y": f["y"]}
+        elif t == "double_click":
+            action = {"type": "double_click", "x": f["x"], "y": f["y"]}
+        elif t in ("drag", "swipe"):
+            action = {"type": "drag", "path": [{"x": f["x"], "y": f["y"]}, {"x": f["x2"], "y": f["y2"]}]}
+        elif t == "scroll":
+            px = f.get("amount", 3) * 100 * (1 if f["direction"] in ("down", "right") else -1)
+            side = f["direction"] in ("left", "right")
+            action = {"type": "scroll", "x": f.get("x", 0), "y": f.get("y", 0), "scroll_x": px if side else 0,
+                      "scroll_y": 0 if side else px}
+        elif t == "type":
+            action = {"type": "type", "text": f["text"]}
+        elif t in ("key", "hotkey"):
+            action = {"type": "keypress", "keys": [k.upper() for k in f["keys"]]}
+        elif t == "wait":
+            action = {"type": "wait"}
+        elif t == "back" and not mobile:
+            action = {"type": "click", "button": "back", "x": 0, "y": 0}
+        summary = {"type": "reasoning", "summary": [{"type": "summary_text", "text": thought}]}
+        if action is not None:
+            return {"output": [summary, {"type": "computer_call", "action": action}]}
+        args = {k: v for k, v in f.items() if k != "type"}  # answer, terminate, goto, open_app, ...
+        return {"output": [summary, {"type": "function_call", "name": t, "arguments": json.dumps(args)}]}

@@ -27,14 +27,15 @@ from guiforge.harness.formats.coords import (
     smart_resize,
 )
 from guiforge.harness.formats.guiforge_json import GuiforgeJSON
+from guiforge.harness.formats.openai_computer import OpenAIComputer
 from guiforge.harness.formats.pyautogui import PyAutoGUI
 from guiforge.harness.formats.qwen import QwenComputerUse, QwenComputerUseTools
 from guiforge.harness.formats.tools import AnthropicTools, OpenAITools
 from guiforge.harness.formats.uitars import UITars
 
 BUILTIN: dict[str, type[ActionFormat]] = {f.name: f for f in (
-    GuiforgeJSON, OpenAITools, AnthropicTools, AnthropicComputer, QwenComputerUse, QwenComputerUseTools,
-    UITars, PyAutoGUI)}
+    GuiforgeJSON, OpenAITools, AnthropicTools, AnthropicComputer, OpenAIComputer, QwenComputerUse,
+    QwenComputerUseTools, UITars, PyAutoGUI)}
 _loaded: dict[str, ActionFormat] = {}
 
 
