@@ -3,7 +3,7 @@
     python bench/formats.py [--steps 12] [--seed 3]
 
 1. Decoding accuracy over the corpus (tests/formats_corpus: replies in each family's
-   published format, 184 cases) per family and screen size, through the family's model
+   published format, 211 cases) per family and screen size, through the family's model
    profile: the share decoded exactly among valid replies (goal 1.0), silent misparses
    (goal 0) and valid replies refused (goal 0). Side by side, the same corpus through the
    settings a user gets without the profile (the format's default coordinates, images sent
@@ -44,7 +44,8 @@ PROFILE_OF = {"claude": ("claude-computer-use", "claude-sonnet-4-5"), "qwen3-vl"
               "qwen2.5-vl": ("qwen2.5-vl", "Qwen/Qwen2.5-VL-7B"), "ui-tars-1.5": ("ui-tars-1.5", "UI-TARS-1.5-7B"),
               "openai-tools": ("openai-tools", "gpt-4.1"), "openai-cua": ("openai-cua", "computer-use-preview")}
 KEYS = ["enter", "tab", "escape", "backspace", "down", "pagedown"]
-UNSAID = {"ui-tars-1.5": ("amount",)}  # its scroll() and wait() take no amount
+# what a family's format has no words for: UI-TARS's scroll() and wait() take no amount, CUA's wait no duration
+UNSAID = {("ui-tars-1.5", "scroll"): ("amount",), ("ui-tars-1.5", "wait"): ("amount",), ("openai-cua", "wait"): ("amount",)}
 
 
 def bare(family: Family) -> Family:
@@ -153,7 +154,7 @@ def end_to_end(steps: int, seed: int) -> dict:
                         parsed += 1
                         seen = responder.perceived[-1][1]
                         exact += same(meant[instruction], action, frame, seen if isinstance(seen, str) else tuple(seen),
-                                      UNSAID.get(family, ()))
+                                      UNSAID.get((family, meant[instruction].type), ()))
                     out[f"{family}@{frame[0]}x{frame[1]}"] = {"steps": steps, "parsed_share": parsed / steps,
                                                               "meant_share": exact / steps}
             run(policy.client.aclose())
