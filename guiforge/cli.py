@@ -106,10 +106,16 @@ def validate(config: Annotated[Path, typer.Argument(help="pipeline YAML to check
     """Check a pipeline file without running it: keys, types, counts, stage inputs, the
     cards, scenarios and names it uses, and that its lake can be written."""
     from guiforge.config import load_pipeline
+    from guiforge.harness.formats import get_format
+    from guiforge.models.profiles import profile_warnings
     from guiforge.preflight import preflight
 
     pipeline = load_pipeline(config, lake=lake)
     preflight(pipeline)
+    for role, model in sorted(pipeline.config.models.items()):
+        # a known model set up to be misread
+        for line in profile_warnings(role, model, lambda name: get_format(name).default_coords):
+            out.print(f"warning: {line}", highlight=False, soft_wrap=True)
     order = " → ".join(s.name for s in pipeline.stages)
     out.print(f"ok: {config}: run {pipeline.run_id}: {len(pipeline.stages)} stage(s): {order}")
 

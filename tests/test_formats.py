@@ -1,12 +1,15 @@
-"""Action formats: a corpus of replies in every format (written from each model's published
-prompt and examples) with the exact canonical action or the exact error, and a round trip
-of every canonical action of every domain through every codec and coordinate convention."""
+"""Action formats: the corpus of replies in each model family's published format
+(tests/formats_corpus/, decoded on every screen size through the family's profile: no
+silent misparse, no valid reply refused), codec cases with the exact canonical action or
+the exact error, and a round trip of every canonical action of every domain through every
+codec and coordinate convention."""
 
 from __future__ import annotations
 
 import json
 import random
 import re
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +24,7 @@ from guiforge.harness.formats import (
     get_format,
     smart_resize,
 )
+from guiforge.testing.format_corpus import Family, judge, load_corpus, run_corpus
 
 WEB = (1280, 800)  # smart-resized (28, default min/max pixels): 1288 x 812
 PHONE = (412, 839)  # smart-resized: 420 x 840
@@ -121,9 +125,21 @@ CORPUS: dict[str, tuple] = {
     "c/drag-needs-start": ("anthropic_computer", "web", None, WEB,
                            R("", [("computer", {"action": "left_click_drag", "coordinate": [1, 2]})]), None,
                            "left_click_drag needs 'start_coordinate'"),
-    "c/screenshot-unsupported": ("anthropic_computer", "web", None, WEB,
-                                 R("", [("computer", {"action": "screenshot"})]), None,
-                                 "computer action 'screenshot' is not supported here"),
+    "c/screenshot-is-a-look": ("anthropic_computer", "web", None, WEB,
+                               R("", [("computer", {"action": "screenshot"})]), "", {"type": "wait", "amount": 0}),
+    "c/unknown-action": ("anthropic_computer", "web", None, WEB, R("", [("computer", {"action": "teleport"})]), None,
+                         "computer action 'teleport' does not exist"),
+    # -- OpenAI computer use (Responses API) ----------------------------------------------
+    "x/click": ("openai_computer", "web", None, WEB,
+                R("", [("computer", {"action": {"type": "click", "button": "left", "x": 640, "y": 400}})]), "",
+                {"type": "click", "x": 500, "y": 500}),
+    "x/keypress": ("openai_computer", "desktop", None, WEB,
+                   R("", [("computer", {"action": {"type": "keypress", "keys": ["CTRL", "S"]}})]), "",
+                   {"type": "hotkey", "keys": ["ctrl", "s"]}),
+    "x/batch": ("openai_computer", "web", None, WEB,
+                R("", [("computer", {"actions": [{"type": "click", "button": "left", "x": 1, "y": 1},
+                                                 {"type": "type", "text": "a"}]})]), None,
+                "holds 2 different actions; make one action per turn"),
     # -- Qwen-VL computer_use / mobile_use -------------------------------------------------
     "q/left-click-resized": ("qwen_vl", "web", None, WEB, qwen({"action": "left_click", "coordinate": [644, 406]}),
                              "", {"type": "click", "x": 500, "y": 500}),
@@ -227,6 +243,42 @@ def test_corpus_reply_decodes_exactly(case):
     assert got_thought == thought
 
 
+FAMILIES = load_corpus(Path(__file__).parent / "formats_corpus")
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=[f.name for f in FAMILIES])
+def test_published_replies_decode_on_every_screen(family):
+    """Every reply of the family's corpus, on every screen size of its domain, decodes to
+    the action it means (its point within rounding of the meant one) or is refused with the
+    reason written down: no silent misparse, no valid reply refused."""
+    outcomes = run_corpus([family])
+    wrong = [o for o in outcomes if o.kind not in ("exact", "refused")]
+    assert not wrong, "\n".join(f"{o.case} @ {o.screen}: {o.kind}: {o.detail}" for o in wrong[:20])
+    assert len({o.case for o in outcomes}) == len(family.cases) >= 15
+
+
+def test_the_corpus_covers_the_profiles_and_every_screen():
+    from guiforge.models.profiles import PROFILES
+
+    assert {f.profile for f in FAMILIES} >= {"claude-computer-use", "qwen3-vl", "qwen2.5-vl", "ui-tars-1.5"}
+    assert {f.profile for f in FAMILIES} <= set(PROFILES)
+    for family in FAMILIES:
+        domains = {c.domain for c in family.cases}
+        assert {"web", "mobile"} <= domains, family.name
+
+
+def test_without_its_image_sizing_claude_clicks_drift_toward_the_top_left():
+    """What the claude-computer-use profile fixes: Anthropic shrinks a 1920x1080 screenshot
+    to 1429x804 and Claude answers in those pixels; read as full-size pixels, every click
+    lands at 0.74 of where it was meant."""
+    family = next(f for f in FAMILIES if f.profile == "claude-computer-use")
+    bare = Family(family.name, family.profile, family.screens, family.cases, family.model)
+    bare.config = lambda: family.config().model_copy(update={"image_resize": "none"})  # type: ignore[method-assign]
+    outcomes = [judge(bare, c, (1920, 1080)) for c in family.cases if c.points and c.expect]
+    assert sum(o.kind == "silent_misparse" for o in outcomes) >= len(outcomes) - 2  # (0, 0) stays where it was
+    assert all(judge(family, c, (1920, 1080)).kind == "exact" for c in family.cases if c.points and c.expect)
+
+
 def test_smart_resize_matches_qwen():
     assert smart_resize(800, 1280) == (812, 1288)
     assert smart_resize(839, 412) == (840, 420)
@@ -237,7 +289,7 @@ def test_smart_resize_matches_qwen():
 
 # -- round trip ---------------------------------------------------------------------------
 TEXTS = ["hello", "it's \"quoted\"\nand a new line", "ls -la | wc -l", "Zoë's café — 12,50 €", "a\\b"]
-KEYS = ["enter", "tab", "esc", "backspace", "f2", "up"]
+KEYS = ["enter", "tab", "escape", "backspace", "f2", "up", "pagedown", "+", "a"]
 
 
 def canonical(kind: str, rng: random.Random) -> Action:
@@ -273,6 +325,7 @@ def canonical(kind: str, rng: random.Random) -> Action:
     return Action(**f)
 
 
+UNSAID = {("openai_computer", "wait"): ("amount",)}  # OpenAI's wait takes no duration
 FRAMES = [(1280, 800), (412, 839), (1082, 2202), (640, 480), (333, 777), (1920, 1080)]
 
 
@@ -292,6 +345,8 @@ def test_every_canonical_action_round_trips_through_every_convention(name):
                     thought, back = codec.decode(encoded, domain, variant or None, frame=frame, coords=kind_coords)
                     assert thought == "Next I act."
                     a, b = action.model_dump(exclude_none=True), back.model_dump(exclude_none=True)
+                    for unsaid in UNSAID.get((name, kind), ()):  # the format has no word for it
+                        a.pop(unsaid, None)
                     for xk, yk in (("x", "y"), ("x2", "y2")):
                         if xk in a:
                             pa = to_pixels(a.pop(xk), a.pop(yk), *frame)
@@ -311,7 +366,7 @@ def test_every_format_renders_each_domains_set(name):
         rendered = codec.render(domain, variant or None, coord_system("pixels" if domain != "tools" else "grid999", WEB))
         assert rendered.text
         if codec.native_tools:
-            assert rendered.tools and all("name" in t for t in rendered.tools)
+            assert rendered.tools and all("name" in t or "type" in t for t in rendered.tools)
 
 
 def test_registry_is_open():

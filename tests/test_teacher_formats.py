@@ -257,3 +257,43 @@ def test_anthropic_computer_tool_goes_with_its_beta_header(monkeypatch):
     calls = [ToolCall(c["name"], c["arguments"], c["id"]) for c in completion.tool_calls]
     _, action = codec.parse(ModelReply(completion.text, calls), "desktop", "hybrid", coords)
     assert action == Action(type="click", x=500, y=500)
+
+
+def test_a_refused_tool_call_is_answered_as_refused_and_a_reasoning_only_reply_is_read(tmp_path, monkeypatch):
+    """Two calls in one turn are refused: the retry's tool results say so (not "Done"), the
+    request asked for one call per turn; a reply whose action sits only in the reasoning
+    field (vLLM's parser when </think> never closed) is read, not fed back as "no action"."""
+    monkeypatch.setenv("LOCAL_KEY", "sk-local")
+
+    def model(provider: str, body: dict):
+        last = json.dumps(body["messages"][-1])
+        phone = "phone" in body["messages"][0]["content"]
+        name, key = ("open_app", "app") if phone else ("goto", "text")
+
+        def open_(app: str) -> dict:
+            return {"function": {"name": name, "arguments": json.dumps({key: app})}}
+
+        if "could not be used" in last:
+            return {"content": None, "tool_calls": [open_("mail")]}
+        if sum(m["role"] == "assistant" for m in body["messages"]) == 0:
+            return {"content": None, "tool_calls": [open_("mail"), open_("calendar")]}
+        return {"content": "", "reasoning_content": 'The inbox is open, so I am done.\n<tool_call>\n'
+                '{"name": "terminate", "arguments": {"status": "success"}}\n</tool_call>'}
+
+    with ModelServer(model) as server:
+        teacher = {"provider": "openai", "model": "local", "base_url": server.openai_base_url,
+                   "api_key_env": "LOCAL_KEY", "model_profile": "openai-tools"}
+        cfg = config("refused", teacher, 1, 1, {"phone_screenshots": "css", "max_parse_retries": 1})
+        cfg["stages"]["skills"] = {"include": ["mail.reply_invoice_total"]}
+        run_pipeline(build_pipeline(cfg, "x.yaml", lake=str(tmp_path / "lake")), executor="local")
+        bodies = [r.body for r in server.requests]
+    steps = sorted(Lake(tmp_path / "lake").read_table("steps").to_pylist(), key=lambda s: s["step_index"])
+    assert [s["action"]["type"] for s in steps] in (["goto", "terminate"], ["open_app", "terminate"])
+    assert steps[1]["error"] is None
+    assert "holds 2 different actions" in json.loads(steps[0]["attempts_json"])[0]["error"]
+    assert steps[1]["thought"] == "The inbox is open, so I am done."
+    retry = next(b for b in bodies if "could not be used" in json.dumps(b["messages"][-1]))
+    results = [m["content"] for m in retry["messages"] if m["role"] == "tool"]
+    assert len(results) == 2 and all(r.startswith("Not done. Your reply could not be used: the reply holds 2")
+                                     for r in results)
+    assert all(b["parallel_tool_calls"] is False for b in bodies)

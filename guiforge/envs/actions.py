@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from guiforge.envs.keys import canonical_keys
+
 GRID = 999
 
 ACTION_SETS: dict[str, frozenset[str]] = {
@@ -94,6 +96,8 @@ class Action(BaseModel):
                 f"action {self.type!r} is not in the {domain}{'/' + variant if variant else ''} "
                 f"action set: {', '.join(sorted(allowed))}"
             )
+        if self.type in ("key", "hotkey"):
+            canonical_keys(self.keys or [])  # an unknown key is an error here, never a no-op in the executor
 
     def row(self) -> dict[str, Any]:
         """The struct stored in the ``steps.action`` column."""

@@ -175,10 +175,14 @@ def native_calls(reply: Reply, step: int) -> tuple[dict[str, Any], ...]:
     return tuple(out)
 
 
-def assistant_turn(reply: Reply, native: bool, step: int) -> tuple[str, tuple[dict[str, Any], ...]]:
+def assistant_turn(reply: Reply, native: bool, step: int,
+                   refused: str | None = None) -> tuple[str, tuple[dict[str, Any], ...]]:
     """(text, tool calls) of a reply as a later prompt's assistant message: with native tools,
-    its calls as calls and its text (reasoning left out); else all of it as text."""
+    its calls as calls and its text (reasoning left out); else all of it as text. A reply
+    that was ``refused`` answers each of its calls with that, not with "Done"."""
     calls = native_calls(reply, step) if native else ()
+    if refused:
+        calls = tuple({**c, "result": f"Not done. {refused}"} for c in calls)
     return (reply.text.strip(), calls) if calls else (history_text(reply), ())
 
 
@@ -197,7 +201,7 @@ def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, v
                 max_parse_retries: int = 2, tools: list[str] | None = None) -> Episode:
     started = time.perf_counter()
     episode = Episode(task.task_id)
-    codec = get_format(getattr(policy, "action_format", None))
+    codec = get_format(getattr(policy, "action_format", None), **(getattr(policy, "format_options", None) or {}))
     episode.action_format = codec.name
     history: list[Turn] = []
     previous: list[Message] = []
@@ -230,8 +234,9 @@ def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, v
                     attempts.append(_attempt(reply, str(exc)))
                     if attempt == max_parse_retries:
                         break
-                    retry = [*messages, Message("assistant", *assistant_turn(reply, bool(native), index)),
-                             Message("user", f"Your reply could not be used: {exc}. Reply with exactly one action.")]
+                    refused = f"Your reply could not be used: {exc}."
+                    retry = [*messages, Message("assistant", *assistant_turn(reply, bool(native), index, refused)),
+                             Message("user", f"{refused} Reply with exactly one action.")]
                     reply = policy.act(TurnInput(retry, obs, index, retry_error=str(exc), tools=native))
                     in_tok += reply.input_tokens
                     out_tok += reply.output_tokens

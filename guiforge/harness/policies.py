@@ -63,8 +63,10 @@ class TurnInput:
 
 class Policy(Protocol):
     """Answers a turn. Optional attributes the harness reads: ``action_format`` (a codec
-    name, default guiforge JSON), ``coords`` (a convention, default the codec's own) and
-    ``coord_options`` (min_pixels, max_pixels, factor for resized coordinates)."""
+    name, default guiforge JSON), ``format_options`` (the codec's settings: a tool version),
+    ``coords`` (a convention, default the codec's own) and ``coord_options`` (min_pixels,
+    max_pixels, factor for resized coordinates; resize and max_edge: how images are sized
+    before they are sent)."""
 
     name: str
 
@@ -85,8 +87,10 @@ class ModelPolicy:
         self.name = f"{config.provider}:{config.model}"
         self.action_format = config.action_format
         self.coords = config.coords
+        self.format_options = {"tool_version": config.tool_version}
         self.coord_options = {"min_pixels": config.min_pixels, "max_pixels": config.max_pixels,
-                              "factor": config.resize_factor}
+                              "factor": config.resize_factor, "resize": config.image_resize,
+                              "max_edge": config.max_edge}
 
     def act(self, turn: TurnInput) -> Reply:
         from guiforge.models.loop import run

@@ -14,26 +14,28 @@ from guiforge.models.base import (
     ModelClient,
     TransientError,
 )
+from guiforge.models.images import AS_CAPTURED, ImageSizing, sized_for_sending, sizing_for
 from guiforge.models.transport import sdk_http_client
 
 
-def _content(msg: Message) -> str | list[dict[str, Any]]:
+def _content(msg: Message, sizing: ImageSizing) -> str | list[dict[str, Any]]:
     if isinstance(msg.content, str):
         return msg.content
     parts: list[dict[str, Any]] = []
     for p in msg.parts():
         if isinstance(p, ImagePart):
+            p = ImagePart(sized_for_sending(p.data, p.media_type, sizing), p.media_type)
             parts.append({"type": "image", "source": {"type": "base64", "media_type": p.media_type, "data": p.b64()}})
         else:
             parts.append({"type": "text", "text": p})
     return parts
 
 
-def _messages(messages: list[Message]) -> list[dict[str, Any]]:
-    """Wire messages; an assistant turn's tool_use blocks, their tool_result blocks opening
-    the next user message (as the API requires)."""
+def _messages(messages: list[Message], sizing: ImageSizing = AS_CAPTURED) -> list[dict[str, Any]]:
+    """Wire messages (images sized as the model role asks); an assistant turn's tool_use
+    blocks, their tool_result blocks opening the next user message (as the API requires)."""
     out: list[dict[str, Any]] = []
-    pending: list[str] = []
+    pending: list[tuple[str, str]] = []
     for m in messages:
         if m.role == "assistant" and m.tool_calls:
             blocks: list[dict[str, Any]] = [{"type": "text", "text": m.content}] if isinstance(m.content, str) \
@@ -41,20 +43,28 @@ def _messages(messages: list[Message]) -> list[dict[str, Any]]:
             blocks += [{"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["arguments"]}
                        for c in m.tool_calls]
             out.append({"role": "assistant", "content": blocks})
-            pending = [c["id"] for c in m.tool_calls]
+            pending = [(c["id"], c.get("result", TOOL_RESULT)) for c in m.tool_calls]
             continue
-        content = _content(m)
+        content = _content(m, sizing)
         if pending and m.role == "user":
             parts = [{"type": "text", "text": content}] if isinstance(content, str) else content
-            content = [{"type": "tool_result", "tool_use_id": i, "content": TOOL_RESULT} for i in pending] + parts
+            content = [{"type": "tool_result", "tool_use_id": i, "content": result} for i, result in pending] + parts
         pending = []
         out.append({"role": m.role, "content": content})
     return out
 
 
-# Anthropic tool types that need a beta header.
-_BETAS = {"computer_20250124": "computer-use-2025-01-24", "bash_20250124": "computer-use-2025-01-24",
-          "computer_20241022": "computer-use-2024-10-22", "bash_20241022": "computer-use-2024-10-22"}
+# Anthropic tool types that need a beta header; the computer tool's version decides it
+# (bash_20250124 rides along with computer_20251124 under that tool's beta).
+_BETAS = {"computer_20251124": "computer-use-2025-11-24", "computer_20250124": "computer-use-2025-01-24",
+          "computer_20241022": "computer-use-2024-10-22", "bash_20250124": "computer-use-2025-01-24",
+          "bash_20241022": "computer-use-2024-10-22"}
+
+
+def _betas(tools: list[dict[str, Any]]) -> list[str]:
+    types = [t.get("type") for t in tools if t.get("type") in _BETAS]
+    computer = [t for t in types if t.startswith("computer_")]
+    return sorted({_BETAS[t] for t in (computer or types)})
 
 
 def _tool(spec: dict[str, Any]) -> dict[str, Any]:
@@ -77,7 +87,7 @@ class AnthropicClient(ModelClient):
         system = "\n\n".join(m.content for m in messages if m.role == "system" and isinstance(m.content, str))
         body: dict[str, Any] = {
             "model": self.config.model,
-            "messages": _messages([m for m in messages if m.role != "system"]),
+            "messages": _messages([m for m in messages if m.role != "system"], sizing_for(self.config)),
             "max_tokens": params.get("max_tokens", self.config.max_tokens),
         }
         # Sampling goes in the body (the SDK's create no longer takes all of it); no seed here.
@@ -89,7 +99,9 @@ class AnthropicClient(ModelClient):
         headers: dict[str, str] = {}
         if params.get("tools"):
             body["tools"] = [_tool(t) for t in params["tools"]]
-            betas = sorted({_BETAS[t["type"]] for t in params["tools"] if t.get("type") in _BETAS})
+            if self.config.parallel_tool_calls is False:  # one action per turn, not two to refuse
+                body["tool_choice"] = {"type": "auto", "disable_parallel_tool_use": True}
+            betas = _betas(params["tools"])
             if betas:
                 headers["anthropic-beta"] = ",".join(betas)
         try:

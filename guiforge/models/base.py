@@ -43,7 +43,7 @@ class ImagePart:
 class Message:
     role: Literal["system", "user", "assistant"]
     content: str | tuple[str | ImagePart, ...]
-    # An assistant turn's native tool calls, ({"id", "name", "arguments": {...}}, ...):
+    # An assistant turn's native tool calls, ({"id", "name", "arguments": {...}[, "result"]}, ...):
     # providers send them in their wire shape, with the result the next message needs.
     tool_calls: tuple[dict[str, Any], ...] = ()
 

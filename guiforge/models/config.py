@@ -9,6 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from guiforge.models.profiles import apply_profile
+
 DEFAULT_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-sonnet-4-5"}
 
 
@@ -42,6 +44,21 @@ class ModelConfig(BaseModel):
     min_pixels: int | None = Field(default=None, gt=0, description="resized coords: the processor's min_pixels")
     max_pixels: int | None = Field(default=None, gt=0, description="resized coords: the processor's max_pixels")
     resize_factor: int | None = Field(default=None, gt=0, description="resized coords: 28 (Qwen2.5-VL), 32 (Qwen3-VL)")
+    # One line for a model family (guiforge/models/profiles.py); the settings above and below override it.
+    model_profile: str | None = Field(default=None, description="claude-computer-use, qwen3-vl, qwen2.5-vl, "
+                                      "ui-tars-1.5, ...: format, coords, image sizing, tools, request options")
+    image_resize: Literal["none", "fit", "smart"] | None = Field(
+        default=None, description="screenshots sized before sending: fit (max_edge, max_pixels), smart (Qwen)")
+    max_edge: int | None = Field(default=None, gt=0, description="image_resize fit: the longest side in pixels")
+    tool_version: str | None = Field(default=None, description="anthropic_computer: computer_20250124 or "
+                                     "computer_20251124 (Claude Opus 4.5+, Sonnet 4.6+)")
+    parallel_tool_calls: bool | None = Field(default=False, description="with native tools: false asks for one "
+                                             "call per turn; null sends nothing (a server that rejects it)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _profile(cls, values: object) -> object:
+        return apply_profile(values) if isinstance(values, dict) else values
 
     @field_validator("action_format")
     @classmethod
@@ -57,6 +74,9 @@ class ModelConfig(BaseModel):
         if self.action_format == "anthropic_computer" and self.provider == "openai":
             raise ValueError("action_format anthropic_computer is Anthropic's computer-use tool: use provider "
                              "anthropic, or openai_tools / qwen_vl_tools for an OpenAI-compatible server")
+        if self.action_format == "openai_computer" and self.provider == "anthropic":
+            raise ValueError("action_format openai_computer is OpenAI's computer-use tool (the Responses API): use "
+                             "provider openai, or anthropic_computer for Claude")
         return self
 
     def sampling(self, sample: int | None = None) -> dict:
@@ -105,8 +125,11 @@ class ModelConfig(BaseModel):
                "temperature": self.temperature, "max_tokens": self.max_tokens}
         # Added settings enter only when set, so fingerprints of existing configs hold.
         extra = {"top_p": self.top_p, "seed": self.seed, "coords": self.coords, "min_pixels": self.min_pixels,
-                 "max_pixels": self.max_pixels, "resize_factor": self.resize_factor}
+                 "max_pixels": self.max_pixels, "resize_factor": self.resize_factor,
+                 "image_resize": self.image_resize, "max_edge": self.max_edge, "tool_version": self.tool_version}
         out |= {k: v for k, v in extra.items() if v is not None}
+        if self.parallel_tool_calls is not False:
+            out["parallel_tool_calls"] = self.parallel_tool_calls
         if self.action_format != "guiforge":
             out["action_format"] = self.action_format
         return out

@@ -15,23 +15,29 @@ from guiforge.models.base import (
     ModelClient,
     TransientError,
 )
+from guiforge.models.images import AS_CAPTURED, ImageSizing, sized_for_sending, sizing_for
+from guiforge.models.openai_responses import completion as responses_completion
+from guiforge.models.openai_responses import request_body as responses_body
+from guiforge.models.openai_responses import uses_responses
 from guiforge.models.transport import sdk_http_client
 
 
-def _content(msg: Message) -> str | list[dict[str, Any]]:
+def _content(msg: Message, sizing: ImageSizing) -> str | list[dict[str, Any]]:
     if isinstance(msg.content, str):
         return msg.content
     parts: list[dict[str, Any]] = []
     for p in msg.parts():
         if isinstance(p, ImagePart):
+            p = ImagePart(sized_for_sending(p.data, p.media_type, sizing), p.media_type)
             parts.append({"type": "image_url", "image_url": {"url": f"data:{p.media_type};base64,{p.b64()}"}})
         else:
             parts.append({"type": "text", "text": p})
     return parts
 
 
-def _messages(messages: list[Message]) -> list[dict[str, Any]]:
-    """Wire messages; an assistant turn's tool calls, each followed by its tool result."""
+def _messages(messages: list[Message], sizing: ImageSizing = AS_CAPTURED) -> list[dict[str, Any]]:
+    """Wire messages (images sized as the model role asks); an assistant turn's tool calls,
+    each followed by its tool result."""
     out: list[dict[str, Any]] = []
     for m in messages:
         if m.role == "assistant" and m.tool_calls:
@@ -39,9 +45,10 @@ def _messages(messages: list[Message]) -> list[dict[str, Any]]:
                 {"id": c["id"], "type": "function",
                  "function": {"name": c["name"], "arguments": json.dumps(c["arguments"], ensure_ascii=False)}}
                 for c in m.tool_calls]})
-            out.extend({"role": "tool", "tool_call_id": c["id"], "content": TOOL_RESULT} for c in m.tool_calls)
+            out.extend({"role": "tool", "tool_call_id": c["id"], "content": c.get("result", TOOL_RESULT)}
+                       for c in m.tool_calls)
         else:
-            out.append({"role": m.role, "content": _content(m)})
+            out.append({"role": m.role, "content": _content(m, sizing)})
     return out
 
 
@@ -63,9 +70,11 @@ class OpenAIClient(ModelClient):
         )
 
     async def _send(self, messages: list[Message], **params: Any) -> Completion:
+        if uses_responses(params.get("tools")):  # the computer-use tool speaks only the Responses API
+            return await self._send_responses(messages, **params)
         body: dict[str, Any] = {
             "model": self.config.model,
-            "messages": _messages(messages),
+            "messages": _messages(messages, sizing_for(self.config)),
             "max_tokens": params.get("max_tokens", self.config.max_tokens),
         }
         body |= self.config.sampling(params.get("sample"))
@@ -75,6 +84,8 @@ class OpenAIClient(ModelClient):
             body["response_format"] = {"type": "json_object"}
         if params.get("tools"):
             body["tools"] = [_tool(t) for t in params["tools"]]
+            if self.config.parallel_tool_calls is not None:  # false: one action per turn, not two to refuse
+                body["parallel_tool_calls"] = self.config.parallel_tool_calls
         try:
             # The SDK's low-level post (its auth, headers, timeouts and error types) with the
             # reply as plain JSON: chat.completions.create re-walks the request against its
@@ -110,6 +121,24 @@ class OpenAIClient(ModelClient):
             tool_calls=calls,
             reasoning=reasoning if isinstance(reasoning, str) else None,
         )
+
+    async def _send_responses(self, messages: list[Message], **params: Any) -> Completion:
+        """One request on the Responses API (guiforge/models/openai_responses.py), with the
+        chat path's error handling."""
+        body = responses_body(self.config.model, messages, params["tools"],
+                              params.get("max_tokens", self.config.max_tokens),
+                              self.config.sampling(params.get("sample")), sizing_for(self.config),
+                              self.config.parallel_tool_calls)
+        try:
+            resp = await self.client.post("/responses", body=body, cast_to=object)
+        except (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError,
+                openai.APIConnectionError) as exc:
+            raise TransientError(f"{type(exc).__name__}: {exc}") from exc
+        except openai.APIStatusError as exc:
+            if exc.status_code in (408, 409) or exc.status_code >= 500:
+                raise TransientError(f"HTTP {exc.status_code}") from exc
+            raise
+        return responses_completion(resp, self.endpoint, self.config.model)
 
     async def aclose(self) -> None:
         await self.client.close()

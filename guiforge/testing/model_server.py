@@ -7,7 +7,9 @@ a dict is the message itself, so a responder can answer as GUI models do: for Op
 ...}`` (ids and types are filled in), for Anthropic ``{"content": [{"type": "thinking", ...},
 {"type": "text", ...}, {"type": "tool_use", "name", "input"}]}``. The server can inject
 429/5xx faults, heavy-tailed latency and a concurrency limit beyond which it answers 429,
-the way real inference servers behave.
+the way real inference servers behave. :class:`~guiforge.testing.family_models.FamilyModel`
+is a responder that answers as one model family does (Claude computer use, Qwen2.5-VL,
+Qwen3-VL, UI-TARS-1.5, OpenAI-compatible tools), in that family's format and pixels.
 """
 
 from __future__ import annotations
@@ -57,12 +59,12 @@ def _tokens(text: str) -> int:
 
 
 def _prompt_text(provider: str, body: dict[str, Any]) -> str:
-    parts = [body.get("system", "")] if provider == "anthropic" else []
-    for m in body.get("messages", []):
+    parts = [body.get("system", "")] if provider == "anthropic" else [body.get("instructions", "")]
+    for m in body.get("messages", body.get("input", [])):
         c = m.get("content")
         if isinstance(c, str):
             parts.append(c)
-        else:
+        elif isinstance(c, list):  # an assistant turn of tool calls alone has no content
             parts.extend(p.get("text", "") for p in c if isinstance(p, dict))
     return "\n".join(p for p in parts if isinstance(p, str))
 
@@ -95,6 +97,8 @@ class ModelServer:
                     status, payload = server._handle("openai", body, headers)
                 elif self.path.endswith("/messages"):
                     status, payload = server._handle("anthropic", body, headers)
+                elif self.path.endswith("/responses"):  # OpenAI's Responses API (computer use)
+                    status, payload = server._handle("responses", body, headers)
                 else:
                     status, payload = 404, {"error": {"message": f"no route {self.path}"}}
                 data = json.dumps(payload).encode()
@@ -170,6 +174,8 @@ class ModelServer:
                              "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
                 "usage": {"prompt_tokens": prompt, "completion_tokens": out, "total_tokens": prompt + out},
             }
+        if provider == "responses":
+            return 200, _responses_payload(answer, n, model, prompt, out)
         blocks = _anthropic_blocks(answer, n)
         return 200, {
             "id": f"msg_{n}", "type": "message", "role": "assistant", "model": model, "content": blocks,
@@ -201,6 +207,24 @@ def _anthropic_blocks(answer: str | dict[str, Any], n: int) -> list[dict[str, An
             block = {"signature": "local", **block}
         blocks.append(block)
     return blocks
+
+
+def _responses_payload(answer: str | dict[str, Any], n: int, model: str, prompt: int, out: int) -> dict[str, Any]:
+    """A Responses API reply: a string is a message; a dict gives ``output`` items (ids,
+    call ids and statuses filled in)."""
+    items = [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": answer}]}] \
+        if isinstance(answer, str) else list(answer.get("output") or [])
+    output = []
+    for i, item in enumerate(items):
+        item = {"id": f"item_{n}_{i}", "status": "completed", **item}
+        if item.get("type") == "computer_call":
+            item = {"call_id": f"call_{n}_{i}", "pending_safety_checks": [], **item}
+        elif item.get("type") == "function_call":
+            item = {"call_id": f"call_{n}_{i}", **item}
+        output.append(item)
+    return {"id": f"resp_{n}", "object": "response", "created_at": int(time.time()), "status": "completed",
+            "model": model, "output": output,
+            "usage": {"input_tokens": prompt, "output_tokens": out, "total_tokens": prompt + out}}
 
 
 def _error(provider: str, status: int) -> dict[str, Any]:

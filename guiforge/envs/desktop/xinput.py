@@ -11,41 +11,37 @@ from __future__ import annotations
 import re
 
 from guiforge.envs.actions import Action, to_pixels
+from guiforge.envs.keys import CANONICAL, FUNCTION, canonical_key, canonical_keys
 
 TYPE_DELAY_MS = 4  # per character; 0 lets LibreOffice reorder keys under load
 DOUBLE_CLICK_MS = 80
 
-KEY_NAMES = {
-    "ctrl": "ctrl", "control": "ctrl", "alt": "alt", "shift": "shift", "option": "alt",
-    "cmd": "super", "command": "super", "win": "super", "meta": "super", "super": "super",
-    "enter": "Return", "return": "Return", "esc": "Escape", "escape": "Escape",
-    "tab": "Tab", "space": "space", "backspace": "BackSpace", "delete": "Delete",
-    "del": "Delete", "insert": "Insert", "home": "Home", "end": "End",
-    "pageup": "Prior", "page_up": "Prior", "pgup": "Prior",
-    "pagedown": "Next", "page_down": "Next", "pgdn": "Next",
-    "up": "Up", "down": "Down", "left": "Left", "right": "Right",
-    "capslock": "Caps_Lock", "menu": "Menu", "printscreen": "Print",
-    "plus": "plus", "minus": "minus", "comma": "comma", "period": "period",
-    "slash": "slash", "backslash": "backslash", "semicolon": "semicolon",
-    "equal": "equal", "equals": "equal", "+": "plus", "-": "minus", " ": "space",
+# canonical key (guiforge.envs.keys) -> X keysym; a character's keysym is looked up below
+KEYSYMS = {
+    "ctrl": "ctrl", "alt": "alt", "shift": "shift", "meta": "super", "enter": "Return", "escape": "Escape",
+    "tab": "Tab", "space": "space", "backspace": "BackSpace", "delete": "Delete", "insert": "Insert",
+    "home": "Home", "end": "End", "pageup": "Prior", "pagedown": "Next", "up": "Up", "down": "Down",
+    "left": "Left", "right": "Right", "capslock": "Caps_Lock", "printscreen": "Print", "menu": "Menu",
+    **{f: f.upper() for f in FUNCTION},
 }
+assert set(KEYSYMS) == CANONICAL, "every canonical key has an X keysym"
+# characters xdotool cannot take by themselves inside a chord ("ctrl++" is no chord)
+CHAR_KEYSYMS = {"+": "plus", "-": "minus", " ": "space", ",": "comma", ".": "period", "/": "slash",
+                "\\": "backslash", ";": "semicolon", "=": "equal", "'": "apostrophe", "`": "grave",
+                "[": "bracketleft", "]": "bracketright"}
 BUTTONS = {"left": "1", "middle": "2", "right": "3"}
 SCROLL_BUTTONS = {"up": "4", "down": "5", "left": "6", "right": "7"}
 
 
 def key_name(key: str) -> str:
-    k = key if key == " " else key.strip()
-    low = k.lower()
-    if low in KEY_NAMES:
-        return KEY_NAMES[low]
-    if len(low) in (2, 3) and low[0] == "f" and low[1:].isdigit():
-        return f"F{low[1:]}"
-    return k  # single characters and X keysym names (e.g. "Return", "a", "F5") pass through
+    """One key (canonical or an alias) -> its X keysym; UnknownKey (a ValueError) for a name
+    X would ignore: ``xdotool key arrowdown`` exits 0 and presses nothing."""
+    name = canonical_key(key)
+    return KEYSYMS.get(name) or CHAR_KEYSYMS.get(name, name)
 
 
 def chord(keys: list[str]) -> str:
-    parts = [p for key in keys for p in (key.split("+") if len(key) > 1 else [key])]
-    return "+".join(key_name(p) for p in parts if p)
+    return "+".join(KEYSYMS.get(k) or CHAR_KEYSYMS.get(k, k) for k in canonical_keys(keys))
 
 
 def xdotool_args(action: Action, width: int, height: int) -> list[str]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 
+from guiforge.harness.formats.anthropic_computer import AnthropicComputer
 from guiforge.harness.formats.base import ActionFormat, ModelReply, ParseError, Rendered, ToolCall
 from guiforge.harness.formats.coords import (
     COORD_KINDS,
@@ -26,20 +27,28 @@ from guiforge.harness.formats.coords import (
     smart_resize,
 )
 from guiforge.harness.formats.guiforge_json import GuiforgeJSON
+from guiforge.harness.formats.openai_computer import OpenAIComputer
 from guiforge.harness.formats.pyautogui import PyAutoGUI
 from guiforge.harness.formats.qwen import QwenComputerUse, QwenComputerUseTools
-from guiforge.harness.formats.tools import AnthropicComputer, AnthropicTools, OpenAITools
+from guiforge.harness.formats.tools import AnthropicTools, OpenAITools
 from guiforge.harness.formats.uitars import UITars
 
 BUILTIN: dict[str, type[ActionFormat]] = {f.name: f for f in (
-    GuiforgeJSON, OpenAITools, AnthropicTools, AnthropicComputer, QwenComputerUse, QwenComputerUseTools,
-    UITars, PyAutoGUI)}
+    GuiforgeJSON, OpenAITools, AnthropicTools, AnthropicComputer, OpenAIComputer, QwenComputerUse,
+    QwenComputerUseTools, UITars, PyAutoGUI)}
 _loaded: dict[str, ActionFormat] = {}
 
 
-def get_format(name: str | None = None) -> ActionFormat:
-    """The codec called ``name`` (a built-in, or ``package.module:ClassName``)."""
+def get_format(name: str | None = None, **options: object) -> ActionFormat:
+    """The codec called ``name`` (a built-in, or ``package.module:ClassName``); ``options``
+    (a tool version) configure it, where the codec takes them."""
     name = name or "guiforge"
+    options = {k: v for k, v in options.items() if v is not None}
+    if options:
+        key = name + "?" + "&".join(f"{k}={v}" for k, v in sorted(options.items()))
+        if key not in _loaded:
+            _loaded[key] = get_format(name).configured(**options)
+        return _loaded[key]
     if name in _loaded:
         return _loaded[name]
     if name in BUILTIN:

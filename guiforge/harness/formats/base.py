@@ -10,14 +10,17 @@ done here, the same way for every format.
 from __future__ import annotations
 
 import json
+import math
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import ValidationError
 
-from guiforge.envs.actions import Action, action_set
+from guiforge.envs.actions import GRID, Action, action_set
+from guiforge.envs.keys import UnknownKey, canonical_keys
 from guiforge.harness.formats.coords import CoordError, CoordSystem, coord_system
 
 
@@ -132,6 +135,15 @@ def whole_number(value: Any, what: str) -> int:
     return int(value)
 
 
+def wait_seconds(value: Any) -> int | None:
+    """A wait's duration as whole seconds (rounded up: a model asking for 1.5 s gets 2)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1e6:
+        raise ParseError(f"wait's duration must be a number of seconds, got {json.dumps(value)[:40]}")
+    return math.ceil(value)
+
+
 def point_pair(args: dict[str, Any], key: str, action: str) -> tuple[Any, Any]:
     """``args[key]`` as the (x, y) of a point written ``[x, y]``; anything else is a parse error."""
     value = args.get(key)
@@ -161,6 +173,9 @@ def finish(raw: dict[str, Any], domain: str, variant: str | None, coords: CoordS
     if not isinstance(kind, str) or not kind:
         raise ParseError(f"the action has no type: {json.dumps(raw, ensure_ascii=False)[:160]}")
     allowed = action_set(domain, variant)
+    touch_scroll = kind == "scroll" and "scroll" not in allowed and "swipe" in allowed
+    if touch_scroll:  # a phone scrolls by swiping; made a swipe once its point is on the grid
+        kind = "swipe"
     if kind not in allowed:
         raise ParseError(f"{kind!r} is not an action here; use one of: {', '.join(sorted(allowed))}")
     if kind == "answer" and "text" in raw:  # the answer may arrive as text; both must agree
@@ -170,7 +185,7 @@ def finish(raw: dict[str, Any], domain: str, variant: str | None, coords: CoordS
         elif text != raw["answer"]:
             raise ParseError("answer has both 'answer' and a different 'text'; give the answer once")
     raw = {k: v for k, v in raw.items() if v is not None}
-    used = USED_FIELDS.get(kind, frozenset())
+    used = USED_FIELDS.get("scroll" if touch_scroll else kind, frozenset())
     extra = sorted(set(raw) - used - {"type"})
     if extra:
         raise ParseError(f"{kind} does not use {', '.join(map(repr, extra))}"
@@ -183,14 +198,39 @@ def finish(raw: dict[str, Any], domain: str, variant: str | None, coords: CoordS
                 raw[xk], raw[yk] = coords.from_model(raw[xk], raw[yk], (xk, yk))
             except CoordError as exc:
                 raise ParseError(str(exc)) from None
-    if isinstance(raw.get("keys"), str):
-        raw["keys"] = [k for k in re.split(r"[+ ]", raw["keys"]) if k]
+    if "keys" in raw:
+        try:
+            raw["keys"] = canonical_keys(raw["keys"])
+        except UnknownKey as exc:
+            raise ParseError(str(exc)) from None
+    if touch_scroll:
+        raw = swipe_for_scroll(raw)
     try:
         return Action.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(map(str, first["loc"])) or "action"
         raise ParseError(f"invalid action {json.dumps(raw, ensure_ascii=False)[:200]}: {where}: {first['msg']}") from None
+
+
+SWIPE = 400  # grid units a scroll's swipe travels (the scripted teacher's, 40% of the screen)
+_SWIPE_DELTA = {"down": (0, -SWIPE), "up": (0, SWIPE), "right": (-SWIPE, 0), "left": (SWIPE, 0)}
+
+
+def swipe_for_scroll(raw: dict[str, Any]) -> dict[str, Any]:
+    """A scroll on a touch screen as the swipe that does it: the finger moves against the
+    direction to reveal (scroll down = swipe up) by :data:`SWIPE`, through the scroll's point
+    (the middle of the screen without one), shifted to stay on the screen. The amount is
+    not kept: a swipe moves the content by the finger's distance."""
+    direction = raw.get("direction")
+    if direction not in _SWIPE_DELTA:
+        raise ParseError(f"scroll's direction must be up, down, left or right, not {direction!r}")
+    dx, dy = _SWIPE_DELTA[direction]
+    x, y = raw.get("x", GRID // 2), raw.get("y", GRID // 2)
+    x0, y0 = x - dx // 2, y - dy // 2
+    x0 -= min(0, x0, x0 + dx) + max(0, x0 - GRID, x0 + dx - GRID)
+    y0 -= min(0, y0, y0 + dy) + max(0, y0 - GRID, y0 + dy - GRID)
+    return {"type": "swipe", "x": x0, "y": y0, "x2": x0 + dx, "y2": y0 + dy}
 
 
 def model_fields(action: Action, coords: CoordSystem) -> dict[str, Any]:
@@ -211,6 +251,21 @@ class ActionFormat(ABC):
     default_coords: str = "grid999"
     template: str = "system.j2"  # under guiforge/harness/prompts/
     description: str = ""
+    # settings a model role may give (name -> a check that raises ValueError on a bad value)
+    options: ClassVar[dict[str, Callable[[Any], None]]] = {}
+
+    def configured(self, **options: Any) -> ActionFormat:
+        """A copy of this codec with ``options`` set (each one a class attribute it declares
+        in ``options``); an option it does not take is an error."""
+        unknown = sorted(set(options) - set(self.options))
+        if unknown:
+            raise ValueError(f"action format {self.name} does not take {', '.join(unknown)}"
+                             + (f"; it takes {', '.join(self.options)}" if self.options else ""))
+        copy = type(self)()
+        for key, value in options.items():
+            self.options[key](value)
+            setattr(copy, key, value)
+        return copy
 
     def coords(self, coords: CoordSystem | str | None = None, frame: tuple[int, int] | None = None,
                **kwargs: Any) -> CoordSystem:
@@ -251,7 +306,13 @@ class ActionFormat(ABC):
 
     def parse(self, reply: ModelReply, domain: str, variant: str | None, coords: CoordSystem) -> tuple[str, Action]:
         """:meth:`decode_reply` where anything a reply can make go wrong is a ParseError
-        (a value of the wrong type deep in an argument), never an exception that escapes."""
+        (a value of the wrong type deep in an argument), never an exception that escapes.
+
+        A reply whose only part is its reasoning field is read from there: a reasoning
+        parser (vLLM's) puts the whole answer in ``reasoning_content`` when the model never
+        closes ``</think>``, and the action the model wrote is at its end."""
+        if reply.reasoning and not reply.tool_calls and not (reply.text or "").strip():
+            reply = ModelReply(reply.reasoning)
         try:
             return self.decode_reply(reply, domain, variant, coords)
         except ParseError:

@@ -7,11 +7,14 @@ means the point ``a / extent`` of the way across, as does grid value ``g / 999``
 - ``grid999``: ours, integers 0-999.
 - ``grid1000``: integers 0-1000 (Qwen2-VL, UI-TARS 1.0, Qwen3-VL).
 - ``unit``: floats 0-1 (Aguvis, Smol2Operator, pyautogui-style normalised calls).
-- ``pixels``: integer pixels of the frame as captured (Anthropic computer use).
+- ``pixels``: integer pixels of the image the model saw: the frame as captured, or the
+  frame as guiforge sized it before sending (``resize: fit``, Anthropic's documented
+  limits; see :mod:`guiforge.models.images`), so Claude's pixels on a 1920x1080 screen are
+  read in the 1430x804 image it was shown.
 - ``resized``: integer pixels of the image the model saw after Qwen2.5-VL's smart resize
   (sides rounded to multiples of ``factor``, area kept within min/max pixels), which is
-  what Qwen2.5-VL and UI-TARS 1.5 answer in; the client knows the frame it sent, so it
-  knows that size without resizing anything itself.
+  what Qwen2.5-VL and UI-TARS 1.5 answer in, whether the server's processor resized the
+  frame or guiforge sent it at that size.
 
 A value outside the convention's range is an error for the model to fix, never clamped.
 """
@@ -23,37 +26,20 @@ from dataclasses import dataclass
 from typing import Literal
 
 from guiforge.envs.actions import GRID
+from guiforge.models.images import (
+    QWEN_FACTOR,
+    QWEN_MAX_PIXELS,
+    QWEN_MIN_PIXELS,
+    ImageSizing,
+    smart_resize,
+)
 
 CoordKind = Literal["grid999", "grid1000", "unit", "pixels", "resized"]
 COORD_KINDS: tuple[str, ...] = ("grid999", "grid1000", "unit", "pixels", "resized")
 
-# Qwen2.5-VL's image processor defaults (preprocessor_config.json).
-QWEN_FACTOR = 28
-QWEN_MIN_PIXELS = 56 * 56
-QWEN_MAX_PIXELS = 14 * 14 * 4 * 16384
-
 
 class CoordError(ValueError):
     """A coordinate the declared convention does not allow."""
-
-
-def smart_resize(height: int, width: int, factor: int = QWEN_FACTOR, min_pixels: int = QWEN_MIN_PIXELS,
-                 max_pixels: int = QWEN_MAX_PIXELS) -> tuple[int, int]:
-    """The (height, width) Qwen2.5-VL's processor resizes an image to: both sides multiples
-    of ``factor``, the area within [min_pixels, max_pixels], the aspect ratio kept."""
-    if min(height, width) <= 0:
-        raise ValueError(f"an image of {width}x{height} has no pixels")
-    h_bar = max(factor, round(height / factor) * factor)
-    w_bar = max(factor, round(width / factor) * factor)
-    if h_bar * w_bar > max_pixels:
-        beta = math.sqrt(height * width / max_pixels)
-        h_bar = max(factor, math.floor(height / beta / factor) * factor)
-        w_bar = max(factor, math.floor(width / beta / factor) * factor)
-    elif h_bar * w_bar < min_pixels:
-        beta = math.sqrt(min_pixels / (height * width))
-        h_bar = math.ceil(height * beta / factor) * factor
-        w_bar = math.ceil(width * beta / factor) * factor
-    return h_bar, w_bar
 
 
 @dataclass(frozen=True)
@@ -66,6 +52,9 @@ class CoordSystem:
     min_pixels: int = QWEN_MIN_PIXELS
     max_pixels: int = QWEN_MAX_PIXELS
     factor: int = QWEN_FACTOR
+    # pixels: how guiforge sized the image before sending it ("none": as captured)
+    resize: str = "none"
+    max_edge: int | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in COORD_KINDS:
@@ -77,11 +66,15 @@ class CoordSystem:
         if self.kind in ("pixels", "resized") and (self.width <= 0 or self.height <= 0):
             raise CoordError(f"{self.kind} coordinates need a screenshot, and this observation has none")
         if self.kind == "pixels":
-            return self.width, self.height
+            return self.sizing().size(self.width, self.height)
         if self.kind == "resized":
             h, w = smart_resize(self.height, self.width, self.factor, self.min_pixels, self.max_pixels)
             return w, h
         return None
+
+    def sizing(self) -> ImageSizing:
+        """How the image the model saw was sized from the frame."""
+        return ImageSizing(self.resize, self.max_edge, self.max_pixels, self.min_pixels, self.factor)
 
     def extent(self, axis: int) -> float:
         """The largest value on ``axis`` (0: x, 1: y)."""
@@ -134,9 +127,9 @@ class CoordSystem:
 
     def tolerance_px(self) -> float:
         """How far apart, in frame pixels, two points the model cannot tell apart may be:
-        one pixel, or one pixel of the resized image where it is coarser than the frame."""
+        one pixel, or one pixel of the image the model saw where it is coarser than the frame."""
         space = self.space
-        if self.kind == "resized" and space:
+        if space and space != (self.width, self.height):
             return max(1.0, (self.width - 1) / max(space[0] - 1, 1), (self.height - 1) / max(space[1] - 1, 1))
         return 1.0
 
@@ -147,10 +140,13 @@ def _num(value: float) -> str:
 
 def coord_system(kind: str | CoordSystem | None = None, frame: tuple[int, int] | None = None,
                  min_pixels: int | None = None, max_pixels: int | None = None,
-                 factor: int | None = None) -> CoordSystem:
-    """A :class:`CoordSystem` from a name and the frame's (width, height)."""
+                 factor: int | None = None, resize: str | None = None, max_edge: int | None = None) -> CoordSystem:
+    """A :class:`CoordSystem` from a name and the frame's (width, height); ``resize`` and
+    ``max_edge`` (with ``max_pixels``) say how a ``pixels`` model's images were sized."""
     if isinstance(kind, CoordSystem):
         return kind
     w, h = frame or (0, 0)
-    return CoordSystem(kind or "grid999", w, h, min_pixels or QWEN_MIN_PIXELS, max_pixels or QWEN_MAX_PIXELS,
-                       factor or QWEN_FACTOR)
+    fit = resize == "fit"
+    return CoordSystem(kind or "grid999", w, h, min_pixels or QWEN_MIN_PIXELS,
+                       (max_pixels or QWEN_MAX_PIXELS) if not fit else (max_pixels or 0),
+                       factor or QWEN_FACTOR, resize or "none", max_edge)

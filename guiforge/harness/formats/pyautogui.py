@@ -55,6 +55,19 @@ DOCS = {
 }
 
 
+_NO_CURSOR = "to press something click at it, e.g. pyautogui.click(x=X, y=Y); no cursor is tracked"
+REFUSED = {  # pyautogui calls with no canonical action: what to do instead
+    "moveTo": "moveTo only moves the pointer, which changes nothing here; " + _NO_CURSOR,
+    "move": "move only moves the pointer, which changes nothing here; " + _NO_CURSOR,
+    "mouseMove": "mouseMove only moves the pointer, which changes nothing here; " + _NO_CURSOR,
+    "tripleClick": "tripleClick is not an action here: to select a field's whole text, click it and then "
+                   "pyautogui.hotkey('ctrl', 'a'); doubleClick selects one word",
+    "mouseDown": "mouseDown is not an action here: drag with pyautogui.drag(from_coord=[X1, Y1], to_coord=[X2, Y2])",
+    "mouseUp": "mouseUp is not an action here: drag with pyautogui.drag(from_coord=[X1, Y1], to_coord=[X2, Y2])",
+    "keyUp": "releasing a held key is not an action here: press keys together with pyautogui.hotkey('ctrl', 's')",
+}
+
+
 def _xy(call: Call, names: tuple[str, str] = ("x", "y")) -> tuple[Any, Any]:
     kw, args = call.kwargs, call.args
     if names[0] in kw or names[1] in kw:
@@ -114,6 +127,18 @@ class PyAutoGUI(ActionFormat):
             name = name.removeprefix(prefix)
         call = Call(name, list(call.args), dict(call.kwargs))
         mobile = domain == "mobile"
+        if name in REFUSED:
+            raise ParseError(REFUSED[name])
+        if name in ("dragTo", "drag") and "from_coord" not in call.kwargs:
+            raise ParseError(f"{name} from the cursor is not an action here: give both ends, "
+                             "pyautogui.drag(from_coord=[X1, Y1], to_coord=[X2, Y2]); no cursor is tracked")
+        if name == "middleClick":
+            name, call = "click", Call("click", call.args, {**call.kwargs, "button": "middle"})
+        clicks = call.kwargs.pop("clicks", None) if name == "click" else None
+        if clicks not in (None, 1, 2):
+            raise ParseError(f"click with clicks={clicks!r} is not an action here: clicks=1 clicks, clicks=2 double-clicks")
+        if clicks == 2:
+            name = "doubleClick"
         if name in ("click", "tap", "doubleClick", "double_click", "rightClick", "right_click", "long_press"):
             x, y = _xy(call)
             button = call.kwargs.pop("button", None)

@@ -7,6 +7,13 @@ reads ``<tool_call>{...}</tool_call>`` from the content, as the cookbooks run it
 either place. Coordinates: pixels of the smart-resized image (Qwen2.5-VL, ``resized``) or
 0-1000 (Qwen3-VL, ``grid1000``), as declared per model.
 
+Every action of both cookbooks' tools is read: ``middle_click`` is a middle-button click,
+``hscroll`` a horizontal scroll (positive pixels: right), ``long_press``'s ``time`` is not
+kept (the phone's long press has its own length), ``mobile_use``'s ``key`` reads Back, Home
+and Enter. Refused with what to do instead: ``mouse_move`` and a ``left_click_drag``
+without ``start_coordinate`` (guiforge's actions carry their points; no cursor is tracked),
+``triple_click``, a ``system_button`` Menu.
+
 Our vocabulary where Qwen's has no word: ``left_click_drag`` takes ``start_coordinate``
 (Qwen's drags from wherever the mouse is), ``scroll`` may take ``coordinate``, and
 ``goto``, ``back``, ``bash`` are actions of the tool; ``call_tool`` is a function of its own.
@@ -25,6 +32,7 @@ from guiforge.harness.formats.base import (
     model_fields,
     point_pair,
     take,
+    wait_seconds,
     whole_number,
 )
 from guiforge.harness.formats.coords import CoordSystem
@@ -42,6 +50,13 @@ _MOBILE = {
     "answer": "answer", "terminate": "terminate",
 }
 _BUTTONS = {"back": "Back", "home": "Home", "enter": "Enter"}
+_NO_CURSOR = ("guiforge's actions carry their point: to press something use left_click with its coordinate; to drag "
+              "use left_click_drag with start_coordinate and coordinate")
+REFUSED = {  # actions of Qwen's published computer_use with no canonical action: what to do instead
+    "mouse_move": "mouse_move only moves the pointer, which changes nothing here; " + _NO_CURSOR,
+    "triple_click": "triple_click is not an action here: to select a field's whole text, left_click it and then "
+                    "key [\"ctrl\", \"a\"]; double_click selects one word",
+}
 _DOCS = {
     "left_click": "Click the left mouse button at `coordinate`.",
     "double_click": "Double-click the left mouse button at `coordinate`.",
@@ -97,7 +112,8 @@ class QwenComputerUse(FunctionTools):
                           "pixels": {"type": "integer"}, "direction": {"type": "string", "enum": ["left", "right"]},
                           "command": {"type": "string"}}
             props["status"] = {"type": "string", "enum": ["success", "failure", "infeasible"]}
-            screen = f" The screen's resolution is {coords.space[0]}x{coords.space[1]}." if coords.space else ""
+            size = coords.space or ((1000, 1000) if coords.kind == "grid1000" else None)  # Qwen3-VL's 0-1000 grid
+            screen = f" The screen's resolution is {size[0]}x{size[1]}." if size else ""
             out.append({"name": self.tool_name(domain),
                         "description": f"Use a mouse and keyboard to interact with the screen.{screen} "
                                        + coords.describe(),
@@ -117,23 +133,32 @@ class QwenComputerUse(FunctionTools):
         return self._mobile(action, args) if domain == "mobile" else self._computer(action, args)
 
     def _computer(self, action: Any, args: dict[str, Any]) -> dict[str, Any]:
-        pointer = {"left_click": "click", "double_click": "double_click", "right_click": "right_click"}
+        pointer = {"left_click": "click", "double_click": "double_click", "right_click": "right_click",
+                   "middle_click": "click"}
+        if action in REFUSED:
+            raise ParseError(REFUSED[action])
         if action in pointer:
-            take(args, action, {"action", "coordinate"}, ("coordinate",))
+            take(args, action, {"action", "coordinate"})
+            if args.get("coordinate") is None:
+                raise ParseError(f"{action} needs coordinate [x, y]: guiforge does not track the cursor")
             x, y = point_pair(args, "coordinate", action)
-            return {"type": pointer[action], "x": x, "y": y}
+            return {"type": pointer[action], "x": x, "y": y, **({"button": "middle"} if action == "middle_click" else {})}
         if action == "left_click_drag":
-            take(args, action, {"action", "start_coordinate", "coordinate"}, ("start_coordinate", "coordinate"))
+            take(args, action, {"action", "start_coordinate", "coordinate"}, ("coordinate",))
+            if args.get("start_coordinate") is None:
+                raise ParseError("left_click_drag needs start_coordinate [x, y] where the drag starts as well as "
+                                 "coordinate where it ends: guiforge does not track the cursor")
             (x, y), (x2, y2) = point_pair(args, "start_coordinate", action), point_pair(args, "coordinate", action)
             return {"type": "drag", "x": x, "y": y, "x2": x2, "y2": y2}
-        if action == "scroll":
+        if action in ("scroll", "hscroll"):
             take(args, action, {"action", "coordinate", "pixels", "direction"}, ("pixels",))
-            x, y = point_pair(args, "coordinate", action) if "coordinate" in args else (None, None)
-            pixels = whole_number(args["pixels"], "scroll's pixels")
-            if args.get("direction") in ("left", "right"):
-                direction = args["direction"]
-            elif args.get("direction") is not None:
-                raise ParseError("scroll's direction is left or right (vertical scrolls use the sign of pixels)")
+            x, y = point_pair(args, "coordinate", action) if args.get("coordinate") is not None else (None, None)
+            pixels = whole_number(args["pixels"], f"{action}'s pixels")
+            if args.get("direction") is not None and args["direction"] not in ("left", "right"):
+                raise ParseError(f"{action}'s direction is left or right (vertical scrolls use the sign of pixels)")
+            if action == "hscroll" or args.get("direction") is not None:
+                # hscroll: positive pixels scroll right (pyautogui.hscroll, which Qwen's runners call)
+                direction = args.get("direction") or ("right" if pixels > 0 else "left")
             else:
                 direction = "up" if pixels > 0 else "down"
             return {"type": "scroll", "x": x, "y": y, "direction": direction, "amount": abs(pixels)}
@@ -141,18 +166,23 @@ class QwenComputerUse(FunctionTools):
             take(args, action, {"action", "text"}, ("text",))
             return {"type": action, ("answer" if action == "answer" else "text"): args["text"]}
         if action == "key":
-            take(args, action, {"action", "keys"}, ("keys",))
-            keys = args["keys"] if isinstance(args["keys"], list) else [args["keys"]]
+            take(args, action, {"action", "keys", "text"})
+            keys = args.get("keys", args.get("text"))
+            if keys is None:
+                raise ParseError("key needs keys, e.g. [\"ctrl\", \"s\"]")
+            keys = keys if isinstance(keys, list) else [keys]
             return {"type": "hotkey" if len(keys) > 1 else "key", "keys": keys}
         if action == "bash":
             take(args, action, {"action", "command"}, ("command",))
             return {"type": "bash", "text": args["command"]}
-        return self._common(action, args, "left_click, double_click, right_click, left_click_drag, scroll, "
-                                          "type, key, wait, answer, terminate")
+        return self._common(action, args, "left_click, double_click, right_click, middle_click, left_click_drag, "
+                                          "scroll, hscroll, type, key, wait, answer, terminate")
 
     def _mobile(self, action: Any, args: dict[str, Any]) -> dict[str, Any]:
         if action in ("click", "long_press"):
-            take(args, action, {"action", "coordinate"}, ("coordinate",))
+            # long_press's time is not kept: a long press here lasts the phone's own long-press time
+            take(args, action, {"action", "coordinate"} | ({"time"} if action == "long_press" else set()),
+                 ("coordinate",))
             x, y = point_pair(args, "coordinate", action)
             return {"type": "tap" if action == "click" else "long_press", "x": x, "y": y}
         if action == "swipe":
@@ -163,11 +193,14 @@ class QwenComputerUse(FunctionTools):
             take(args, action, {"action", "text"}, ("text",))
             field = {"type": "text", "answer": "answer", "open": "app"}[action]
             return {"type": "open_app" if action == "open" else action, field: args["text"]}
-        if action == "system_button":
-            take(args, action, {"action", "button"}, ("button",))
-            kind = {v.lower(): k for k, v in _BUTTONS.items()}.get(str(args["button"]).lower())
+        if action in ("system_button", "key"):  # key: adb keyevent names; the phone has Back, Home, Enter
+            name = "button" if action == "system_button" else "text"
+            take(args, action, {"action", name}, (name,))
+            pressed = str(args[name]).lower().removeprefix("keycode_")
+            kind = {"back": "back", "home": "home", "enter": "enter"}.get(pressed)
             if kind is None:
-                raise ParseError(f"system_button's button is Back, Home or Enter, not {args['button']!r}")
+                raise ParseError(f"{action} {args[name]!r} is not a button of this phone: use system_button with "
+                                 "button Back, Home or Enter")
             return {"type": kind}
         return self._common(action, args, "click, long_press, swipe, type, system_button, open, wait, answer, "
                                           "terminate")
@@ -175,8 +208,7 @@ class QwenComputerUse(FunctionTools):
     def _common(self, action: Any, args: dict[str, Any], known: str) -> dict[str, Any]:
         if action == "wait":
             take(args, action, {"action", "time"})
-            time = args.get("time")
-            return {"type": "wait", "amount": None if time is None else whole_number(time, "wait's time")}
+            return {"type": "wait", "amount": wait_seconds(args.get("time"))}
         if action == "terminate":
             take(args, action, {"action", "status"}, ("status",))
             return {"type": "terminate", "status": args["status"]}

@@ -3,9 +3,8 @@ calls (content may be null; the thought is the reasoning plus any text).
 
 - ``openai_tools``: one function per action (OpenAI ``tools``; vLLM/SGLang with a tool parser).
 - ``anthropic_tools``: the same functions as Anthropic tools (``tool_use`` blocks).
-- ``anthropic_computer``: Anthropic's computer-use tool (``computer`` with ``left_click``,
-  ``coordinate`` in screen pixels, ...) and its ``bash`` tool, plus functions for the actions
-  it has no word for (answer, terminate, goto, mobile gestures, call_tool).
+
+Anthropic's computer-use tool is :mod:`guiforge.harness.formats.anthropic_computer`.
 """
 
 from __future__ import annotations
@@ -27,7 +26,6 @@ from guiforge.harness.formats.base import (
     join_thought,
     model_fields,
     one_action,
-    point_pair,
     split_thinking,
     take,
     tool_arguments,
@@ -174,104 +172,3 @@ class AnthropicTools(FunctionTools):
     name = "anthropic_tools"
     wire = "anthropic"
     description = "Anthropic tools: one tool per action, read from tool_use blocks"
-
-
-# Anthropic computer-use actions <-> canonical types (pointer actions take `coordinate`).
-_COMPUTER_POINTER = {"left_click": "click", "double_click": "double_click", "right_click": "right_click",
-                     "middle_click": "click"}
-_COMPUTER_KINDS = {"click", "double_click", "right_click", "drag", "scroll", "type", "key", "hotkey", "wait",
-                   "tap", "swipe"}
-
-
-
-class AnthropicComputer(FunctionTools):
-    """Anthropic's computer-use tool shape (computer_20250124 and bash_20250124)."""
-
-    name = "anthropic_computer"
-    wire = "anthropic"
-    default_coords = "pixels"
-    description = "Anthropic computer use: the computer tool (left_click, coordinate in pixels) and bash"
-    computer_type = "computer_20250124"
-    bash_type = "bash_20250124"
-
-    def tools(self, domain: str, variant: str | None, coords: CoordSystem) -> list[dict[str, Any]]:
-        kinds = action_set(domain, variant)
-        out: list[dict[str, Any]] = []
-        if kinds & _COMPUTER_KINDS:
-            w, h = coords.space or (coords.width, coords.height)
-            out.append({"type": self.computer_type, "name": "computer", "display_width_px": w,
-                        "display_height_px": h, "display_number": 1})
-        if "bash" in kinds:
-            out.append({"type": self.bash_type, "name": "bash"})
-        rest = sorted(k for k in kinds if k != "bash" and k not in _COMPUTER_KINDS)
-        return out + [function_spec(k, coords) for k in rest]
-
-    def to_canonical(self, call: ToolCall, args: dict[str, Any], domain: str) -> dict[str, Any]:
-        raw = self._computer(call, args)
-        if domain == "mobile" and call.name == "computer":  # a phone: clicks are taps, drags swipes
-            raw["type"] = {"click": "tap", "drag": "swipe"}.get(raw["type"], raw["type"])
-        return raw
-
-    def _computer(self, call: ToolCall, args: dict[str, Any]) -> dict[str, Any]:
-        if call.name == "bash":
-            take(args, "bash", {"command", "restart"}, ("command",))
-            return {"type": "bash", "text": args["command"]}
-        if call.name != "computer":
-            return call_from_function(call.name, args)
-        action = args.get("action")
-        if not isinstance(action, str):
-            raise ParseError(f"the computer tool needs action as a string, got {json.dumps(action)[:60]}")
-        if action in _COMPUTER_POINTER:
-            take(args, action, {"action", "coordinate"}, ("coordinate",))
-            x, y = point_pair(args, "coordinate", action)
-            return {"type": _COMPUTER_POINTER[action], "x": x, "y": y,
-                    **({"button": "middle"} if action == "middle_click" else {})}
-        if action == "left_click_drag":
-            take(args, action, {"action", "start_coordinate", "coordinate"}, ("start_coordinate", "coordinate"))
-            (x, y), (x2, y2) = point_pair(args, "start_coordinate", action), point_pair(args, "coordinate", action)
-            return {"type": "drag", "x": x, "y": y, "x2": x2, "y2": y2}
-        if action == "scroll":
-            take(args, action, {"action", "coordinate", "scroll_direction", "scroll_amount"}, ("scroll_direction",))
-            point = point_pair(args, "coordinate", action) if "coordinate" in args else (None, None)
-            return {"type": "scroll", "x": point[0], "y": point[1], "direction": args["scroll_direction"],
-                    "amount": args.get("scroll_amount")}
-        if action == "type":
-            take(args, action, {"action", "text"}, ("text",))
-            return {"type": "type", "text": args["text"]}
-        if action == "key":
-            take(args, action, {"action", "text"}, ("text",))
-            keys = [k for k in re.split(r"\+", str(args["text"])) if k]
-            return {"type": "hotkey" if len(keys) > 1 else "key", "keys": keys}
-        if action == "wait":
-            take(args, action, {"action", "duration"})
-            return {"type": "wait", "amount": args.get("duration")}
-        raise ParseError(f"computer action {action!r} is not supported here; use left_click, double_click, "
-                         "right_click, middle_click, left_click_drag, scroll, type, key or wait")
-
-    def from_canonical(self, action: Action, coords: CoordSystem, domain: str | None) -> tuple[str, dict[str, Any]]:
-        f = model_fields(action, coords)
-        kind = f["type"]
-        if kind == "bash":
-            return "bash", {"command": f["text"]}
-        if kind not in _COMPUTER_KINDS:
-            return function_arguments(action, coords)
-        if kind == "tap":
-            return "computer", {"action": "left_click", "coordinate": [f["x"], f["y"]]}
-        if kind in ("click", "double_click", "right_click"):
-            name = {"click": "middle_click" if f.get("button") == "middle" else "left_click"}.get(kind, kind)
-            return "computer", {"action": name, "coordinate": [f["x"], f["y"]]}
-        if kind in ("drag", "swipe"):
-            return "computer", {"action": "left_click_drag", "start_coordinate": [f["x"], f["y"]],
-                                "coordinate": [f["x2"], f["y2"]]}
-        if kind == "scroll":
-            args: dict[str, Any] = {"action": "scroll", "scroll_direction": f["direction"]}
-            if "x" in f:
-                args["coordinate"] = [f["x"], f["y"]]
-            if "amount" in f:
-                args["scroll_amount"] = f["amount"]
-            return "computer", args
-        if kind == "type":
-            return "computer", {"action": "type", "text": f["text"]}
-        if kind in ("key", "hotkey"):
-            return "computer", {"action": "key", "text": "+".join(f["keys"])}
-        return "computer", {"action": "wait", **({"duration": f["amount"]} if "amount" in f else {})}

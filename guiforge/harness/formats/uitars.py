@@ -5,6 +5,12 @@ Points are read in every form UI-TARS writes them: ``'(x,y)'``, ``'<|box_start|>
 under ``start_box`` / ``end_box`` or ``point`` / ``start_point`` / ``end_point``. Coordinates:
 UI-TARS 1.5 answers in pixels of the smart-resized image (``resized``), 1.0 in ``grid1000``.
 
+Read as UI-TARS's own parser reads it: an empty argument is no argument
+(``long_press(start_box=..., time='')``), ``long_press``'s time is not kept, a phone's
+``scroll(point, direction)`` is the swipe that scrolls that way and 1.0's phone
+``scroll(start_box, end_box)`` a swipe between the points; key names are normalised
+(``arrowdown`` is ``down``). ``hover`` and held keys are refused with what to do instead.
+
 Our vocabulary where UI-TARS has no word: ``finished(status='failure')`` / ``'infeasible'``
 (plain ``finished()`` is success, ``finished(content=...)`` an answer), ``press_enter()``,
 ``goto(target=...)``, ``bash(command=...)``, ``call_tool(name=..., arguments='{json}')``, and
@@ -37,6 +43,14 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _ACTION = re.compile(r"^\s*action\s*:\s*", re.I | re.M)
 _THOUGHT = re.compile(r"^\s*(?:thought|reflection)\s*:\s*", re.I | re.M)
 HINT = "reply with Thought: ... then Action: one action, e.g. click(start_box='(x,y)')"
+_NO_CURSOR = "to press something use click(start_box='(x,y)') at it; to drag use drag(start_box=..., end_box=...)"
+REFUSED = {  # actions of UI-TARS's wider action space with no canonical action: what to do instead
+    "hover": "hover only moves the pointer, which changes nothing here; " + _NO_CURSOR,
+    "mouse_move": "mouse_move only moves the pointer, which changes nothing here; " + _NO_CURSOR,
+    "keydown": "holding a key is not an action here: press keys together with hotkey(key='ctrl c')",
+    "keyup": "releasing a held key is not an action here: press keys together with hotkey(key='ctrl c')",
+    "release": "releasing a held key is not an action here: press keys together with hotkey(key='ctrl c')",
+}
 
 DOCS = {  # the action space lines of UI-TARS's prompt, in our vocabulary
     "click": "click(start_box='<|box_start|>(x1,y1)<|box_end|>')",
@@ -99,19 +113,28 @@ class UITars(ActionFormat):
         return Rendered("\n".join(lines))
 
     def _canonical(self, call: Call, domain: str, integral: bool) -> dict[str, Any]:
-        name, kw = call.name, dict(call.kwargs)
+        # An empty argument is an argument not given, as UI-TARS's own parser reads it
+        # (the mobile prompt's long_press(start_box='...', time='')).
+        name, kw = call.name, {k: v for k, v in call.kwargs.items() if v != ""}
+        if name in REFUSED:
+            raise ParseError(REFUSED[name])
         if call.args:
             raise ParseError(f"{name}(...) takes keyword arguments only, e.g. {DOCS.get('click')}")
         start = ("start_box", "point", "start_point")
         end = ("end_box", "end_point")
         mobile = domain == "mobile"
         if name in ("click", "left_single", "left_double", "right_single", "long_press"):
-            take(kw, name, set(start))
+            # long_press's time is not kept: a long press here lasts the phone's own long-press time
+            take(kw, name, set(start) | ({"time"} if name == "long_press" else set()))
             x, y = _point_arg(kw, start, name, integral)
             kind = {"click": "tap" if mobile else "click", "left_single": "tap" if mobile else "click",
                     "left_double": "double_click", "right_single": "right_click", "long_press": "long_press"}[name]
             return {"type": kind, "x": x, "y": y}
         if name in ("drag", "swipe", "select"):
+            take(kw, name, set(start) | set(end))
+            (x, y), (x2, y2) = _point_arg(kw, start, name, integral), _point_arg(kw, end, name, integral)
+            return {"type": "swipe" if mobile else "drag", "x": x, "y": y, "x2": x2, "y2": y2}
+        if name == "scroll" and any(n in kw for n in end):  # UI-TARS 1.0's phone: scroll from one point to another
             take(kw, name, set(start) | set(end))
             (x, y), (x2, y2) = _point_arg(kw, start, name, integral), _point_arg(kw, end, name, integral)
             return {"type": "swipe" if mobile else "drag", "x": x, "y": y, "x2": x2, "y2": y2}

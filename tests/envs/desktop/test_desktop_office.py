@@ -208,3 +208,25 @@ def test_reset_hands_the_document_to_the_next_libreoffice(hybrid_env, task, xlsx
     env.step(Action(type="type", text="30\n"))
     save_keeping_format(env)
     assert score_rubric(t.rubric, env.final_state()).success
+
+
+def test_uitars_arrow_keys_move_the_cell_cursor_and_unknown_keys_fail(hybrid_env, task, xlsx_bytes, tmp_path):
+    """UI-TARS's hotkey(key='arrowdown') moves Calc's cell cursor (it was `xdotool key
+    arrowdown`: exit 0, nothing pressed, the next value typed into the same cell); a key X
+    does not know is an error on the step, never a step that looks done."""
+    from guiforge.harness.formats import get_format
+
+    rubric = [D2_IS_30, {"fn": "xlsx_cell_equals", "path": "report.xlsx", "cell": "D3", "value": 40}]
+    t = task("calc-keys", {"files": {"report.xlsx": xlsx_bytes}, "open": "report.xlsx"}, rubric)
+    env = hybrid_env
+    env.reset(t)
+    env.step(click(*CELL_D2))
+    env.step(Action(type="type", text="30"))
+    _, down = get_format("uitars").decode("Thought: next row\nAction: hotkey(key='arrowdown')", "desktop", "hybrid",
+                                          frame=(W, H), coords="resized")
+    assert down == Action(type="key", keys=["down"]) and env.step(down).error is None
+    env.step(Action(type="type", text="40\n"))
+    save_keeping_format(env)
+    assert score_rubric(t.rubric, env.final_state()).success, _explain(env, tmp_path)
+    failed = env.step(Action(type="hotkey", keys=["ctrl", "hyper"]))  # past the codec, which refuses it
+    assert failed.error and "unknown key 'hyper'" in failed.error and not failed.done
