@@ -7,7 +7,8 @@ short list of ``/etc`` files, a generated ``/etc/passwd`` with the user ``agent`
 ``/work``, the lake, the repository) does not exist inside. All namespaces are unshared:
 no network but its own loopback, no host processes, no nested user namespaces. Every
 process runs under :class:`~guiforge.envs.sandbox.limits.Limits` (rlimits) as an
-unprivileged host user.
+unprivileged host user, and nothing of the caller's environment reaches any of them (bwrap,
+PID 1 inside, starts from a fixed one: :mod:`guiforge.envs.sandbox.launch`).
 
 Usage::
 

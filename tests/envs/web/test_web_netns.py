@@ -157,11 +157,13 @@ def test_goto_a_foreign_origin_is_an_action_error():
         env.start()
         try:
             env.reset(TaskSpec(task_id="goto", domain="web", apps=["mail"], instruction="look"))
-            errors = [env.step(Action(type="goto", text=t)).error for t in ("//evil.example/x", "///x", "/\\\\evil/x")]
+            targets = ("//evil.example/x", "///x", "/\\\\evil/x", "file:///etc/passwd", "javascript:alert(1)")
+            errors = [env.step(Action(type="goto", text=t)).error for t in targets]
             return [*errors, env.step(Action(type="goto", text="/mail")).error]
         finally:
             env.close()
 
     *refused, fine = _on_own_thread(episode)
     assert refused[0] is not None and "cannot open '//evil.example/x'" in refused[0]
+    assert all(error is not None for error in refused[3:]), refused
     assert fine is None
