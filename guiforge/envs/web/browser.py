@@ -8,10 +8,12 @@ it when the actor thread is stuck inside Playwright)."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -148,6 +150,7 @@ class BrowserSession:
         if self.driver_pid is not None:  # unblocks any thread waiting on Playwright
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(self.driver_pid, signal.SIGKILL)
+        self._close_netns()
 
     def alive(self) -> bool:
         return bool(self.pids) and all(_running(pid) for pid in self.pids)
@@ -252,6 +255,9 @@ def launch(context_options: Callable[[Playwright], dict[str, Any]],
     if not Path(CHROMIUM).exists():
         raise RuntimeError(f"Chromium not found at {CHROMIUM}; apt-get install chromium chromium-headless-shell or set GUIFORGE_CHROMIUM")
     isolated = available()
+    if not isolated:
+        _warn_once("Chromium runs in the host's network namespace (needs root and bubblewrap): pages are held "
+                   "by the WebRTC flags, page scripts, resolver rules and routes only; see SECURITY.md")
     executable = isolated_executable(CHROMIUM) if isolated else CHROMIUM
     env = {k: os.environ[k] for k in BROWSER_ENV_KEYS if k in os.environ}
     pw = sync_playwright().start()
@@ -280,6 +286,11 @@ def launch(context_options: Callable[[Playwright], dict[str, Any]],
         raise
     return BrowserSession(pw, browser, context, page, cdp, router, devtools, pids, _driver_of(pids[0]),
                           begin_frames=controlled, netns=netns, group=_group(pids[0]))
+
+
+@cache
+def _warn_once(message: str) -> None:
+    logging.getLogger("guiforge.envs.web").warning(message)
 
 
 def _driver_of(pid: int) -> int | None:

@@ -26,18 +26,39 @@ import os
 import shlex
 import shutil
 import socket
+import subprocess
 import tempfile
 import threading
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
+from typing import TypeVar
 
 CLONE_NEWNET = 0x40000000
+T = TypeVar("T")
 _wrappers: dict[str, str] = {}
 _lock = threading.Lock()
 
 
+@cache
 def available() -> bool:
-    """Whether Chromium can be put in a namespace we can still reach (root and bwrap)."""
-    return os.geteuid() == 0 and shutil.which("bwrap") is not None
+    """Whether Chromium can be put in a namespace we can still reach: root (with the
+    capability to enter namespaces) and a bubblewrap that can make one. Probed once."""
+    bwrap = shutil.which("bwrap")
+    if os.geteuid() != 0 or bwrap is None:
+        return False
+    made = subprocess.run([bwrap, "--dev-bind", "/", "/", "--unshare-net", "--cap-drop", "ALL", "--", "true"],
+                          capture_output=True, timeout=30, env={"PATH": "/usr/bin:/bin"})
+    if made.returncode != 0:
+        return False
+    own = open_netns(os.getpid())
+    try:
+        inside(own, lambda: None)  # entering a namespace needs CAP_SYS_ADMIN (not in every container)
+    except OSError:
+        return False
+    finally:
+        os.close(own)
+    return True
 
 
 def isolated_executable(chromium: str) -> str:
@@ -68,24 +89,30 @@ def host_netns() -> str:
 
 
 def connect_in(netns_fd: int, address: tuple[str, int], timeout_s: float) -> socket.socket:
-    """A TCP socket connected to ``address`` as seen from inside the namespace ``netns_fd``.
-    A short-lived thread joins the namespace (``setns`` moves only the calling thread), so
-    the rest of the process stays in the host's."""
+    """A TCP socket connected to ``address`` as seen from inside the namespace ``netns_fd``
+    (the socket stays in the namespace it was made in)."""
+    return inside(netns_fd, lambda: socket.create_connection(address, timeout=timeout_s))
+
+
+def inside(netns_fd: int, fn: Callable[[], T]) -> T:
+    """``fn()`` run in the network namespace ``netns_fd``, on a short-lived thread of its own
+    (``setns`` moves only the calling thread), so the rest of the process stays in the
+    host's."""
     result: dict[str, object] = {}
 
-    def inside() -> None:
+    def run() -> None:
         try:
             libc = ctypes.CDLL(None, use_errno=True)
             if libc.setns(netns_fd, CLONE_NEWNET) != 0:
                 err = ctypes.get_errno()
                 raise OSError(err, f"cannot enter the browser's network namespace: {os.strerror(err)}")
-            result["sock"] = socket.create_connection(address, timeout=timeout_s)
+            result["value"] = fn()
         except BaseException as exc:  # handed to the caller's thread
             result["error"] = exc
 
-    thread = threading.Thread(target=inside, name="netns-connect", daemon=True)
+    thread = threading.Thread(target=run, name="netns", daemon=True)
     thread.start()
     thread.join()
     if "error" in result:
         raise result["error"]  # type: ignore[misc]
-    return result["sock"]  # type: ignore[return-value]
+    return result["value"]  # type: ignore[return-value]

@@ -101,19 +101,9 @@ def test_isolated_browser_does_not_reach_the_hosts_127_0_0_1(direct_web):
 
 def listener_in(netns: int) -> CountingListener:
     """A CountingListener whose socket lives in the network namespace ``netns``."""
-    import ctypes
-    import threading
+    from guiforge.envs.web.netns import inside
 
-    made: list[CountingListener] = []
-
-    def inside() -> None:
-        assert ctypes.CDLL(None, use_errno=True).setns(netns, 0x40000000) == 0
-        made.append(CountingListener("127.0.0.1", lifetime_s=60))
-
-    thread = threading.Thread(target=inside)
-    thread.start()
-    thread.join()
-    return made[0]
+    return inside(netns, lambda: CountingListener("127.0.0.1", lifetime_s=60))
 
 
 def test_bare_chromium_does_reach_the_listener(listener):
