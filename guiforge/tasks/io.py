@@ -7,6 +7,7 @@ from pathlib import Path
 
 from guiforge.errors import GuiforgeError
 from guiforge.lake.fingerprint import fingerprint
+from guiforge.lake.ids import within
 from guiforge.lake.store import Lake
 from guiforge.lake.writer import ShardCommit, commit_shard
 from guiforge.tasks.interchange import (
@@ -37,7 +38,7 @@ def _write_files(folder: Path, workspace: dict) -> dict[str, str]:
             data = data.encode()
         if not isinstance(data, bytes) or ".." in Path(name).parts or Path(name).is_absolute():
             continue  # only plain files inside the task's folder
-        path = folder / name
+        path = within(folder, name)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
         out[name] = str(path.resolve())
@@ -51,7 +52,7 @@ def export_tasks(lake: Lake, out: Path, fmt: str = "guiforge", run_id: str | Non
     index: dict[str, list[str]] = {}
     for row in rows:
         if fmt == "guiforge":
-            path = out / f"{row['task_id']}.json"
+            path = within(out, f"{row['task_id']}.json")
             path.write_text(json.dumps(to_guiforge_json(row), indent=1, ensure_ascii=False))
             continue
         files = None
@@ -61,11 +62,11 @@ def export_tasks(lake: Lake, out: Path, fmt: str = "guiforge", run_id: str | Non
             if world is not None:
                 from guiforge.preparers.files import prepare_workspace
 
-                files = _write_files(out / "files" / row["task_id"], prepare_workspace(world, setup["files"]))
+                files = _write_files(within(out, "files", row["task_id"]), prepare_workspace(world, setup["files"]))
         task = to_osworld(row, files)
-        folder = out / "examples" / task["snapshot"]
+        folder = within(out, "examples", task["snapshot"])
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{task['id']}.json").write_text(json.dumps(task, indent=1, ensure_ascii=False))
+        within(folder, f"{task['id']}.json").write_text(json.dumps(task, indent=1, ensure_ascii=False))
         index.setdefault(task["snapshot"], []).append(task["id"])
     if fmt == "osworld":
         (out / "test_all.json").write_text(json.dumps(index, indent=1))

@@ -6,6 +6,7 @@ task gets an extra required criterion: the agent must have reported ``infeasible
 
 from __future__ import annotations
 
+import os
 import select
 import subprocess
 import sys
@@ -59,7 +60,10 @@ class VerifierPool:
 
     def _worker(self) -> subprocess.Popen:
         if self._proc is None or self._proc.poll() is not None:
-            self._proc = subprocess.Popen([sys.executable, "-m", "guiforge.verify.worker"],
+            # isolated: -I keeps the caller's directory and PYTHON* variables off sys.path, cwd
+            # "/" is fixed, and only guiforge's own settings reach it (no API keys)
+            env = {k: v for k, v in os.environ.items() if k.startswith("GUIFORGE_") or k in ("PATH", "LANG", "TMPDIR")}
+            self._proc = subprocess.Popen([sys.executable, "-I", "-m", "guiforge.verify.worker"], cwd="/", env=env,
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         return self._proc
 

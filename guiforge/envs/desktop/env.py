@@ -63,8 +63,10 @@ class DesktopEnv(Environment):
     domain = "desktop"
 
     def __init__(self, spec: EnvSpec, *, limits: Limits | None = None, quota_bytes: int = GiB,
-                 command_timeout_s: float = 30.0, launch_timeout_s: float = 20.0):
+                 command_timeout_s: float = 30.0, launch_timeout_s: float = 20.0,
+                 files_root: Path | None = None):
         super().__init__(spec)
+        self.files_root = files_root  # where setup.files may read host files (None: nowhere)
         self.variant = spec.variant or "hybrid"
         self.actions = action_set("desktop", self.variant)
         self.width, self.height = spec.viewport or DEFAULT_SCREEN
@@ -128,7 +130,7 @@ class DesktopEnv(Environment):
         if task.domain != "desktop":
             raise ValueError(f"task {task.task_id} is for domain {task.domain!r}, not desktop")
         setup = DesktopSetup.from_task(task.setup, task.apps)
-        files = setup.load_files()  # before tearing anything down: a bad spec changes nothing
+        files = setup.load_files(self.files_root)  # before tearing anything down: a bad spec changes nothing
         started = time.monotonic()
         self._stop_episode()
         self.workspace.populate(files)

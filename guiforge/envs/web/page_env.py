@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Playwright
 
 from guiforge.envs.actions import Action, to_grid, to_pixels
@@ -343,7 +344,13 @@ class PageEnv(Environment):
         return f"typed {len(text)} characters into “{focus.get('label') or 'the focused field'}”"
 
     def open_path(self, path: str) -> str:
-        self.s.page.evaluate("(p) => { history.pushState(null, '', p); dispatchEvent(new PopStateEvent('popstate')); }", path)
+        """Open a path of the apps; one the page refuses (``//host/x`` is another origin to
+        pushState) is the agent's error, not the environment's."""
+        try:
+            self.s.page.evaluate("(p) => { history.pushState(null, '', p); dispatchEvent(new PopStateEvent('popstate')); }", path)
+        except PlaywrightError as exc:
+            reason = str(exc).splitlines()[0].removeprefix("Page.evaluate: ")
+            raise ActionError(f"cannot open {path!r}: {reason}; give an app name or a path like /mail/inbox") from None
         return f"opened {path}"
 
     def history_back(self) -> bool:
