@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from guiforge.testing.load import oversubscribed
+
 
 @pytest.fixture(scope="session")
 def s3_uri():
@@ -21,3 +23,11 @@ def s3_uri():
     yield "s3://lake-bucket/lake", {"key": "test", "secret": "test",
                                     "client_kwargs": {"endpoint_url": endpoint, "region_name": "us-east-1"}}
     server.stop()
+
+
+@pytest.fixture
+def oversubscribed_cores():
+    """Every core oversubscribed by busy processes while the test runs (three per core, at
+    least six: guiforge.testing.load); yields their pids."""
+    with oversubscribed() as pids:
+        yield pids
