@@ -40,7 +40,7 @@ from guiforge.envs.base import (
 )
 from guiforge.envs.desktop.ocr import ScreenText
 from guiforge.envs.desktop.office import Office
-from guiforge.envs.desktop.settle import QUIET_S, STATUS_S, settled_frame
+from guiforge.envs.desktop.settle import QUIET_S, STATUS_S, Settled, settled_frame
 from guiforge.envs.desktop.setup import DesktopSetup
 from guiforge.envs.desktop.xinput import xdotool_commands
 from guiforge.envs.desktop.xserver import HELPER_WINDOW, XServer
@@ -90,6 +90,7 @@ class DesktopEnv(Environment):
         self._ignored_windows: set[int] = set()  # LibreOffice's invisible helper window
         self._focused: int | None = None
         self.seq = 0  # resets and steps so far: each frame carries the one it follows
+        self._settled: Settled | None = None  # the last settled screen
         self.style = "keyboard"  # the task's presentation.style: how its reference works the GUI
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -137,7 +138,7 @@ class DesktopEnv(Environment):
         self.workspace.populate(files)
         self.answer = self.status = None
         self.history, self._last_output, self.document = [], "", setup.open
-        self._known_windows, self._focused = set(), None
+        self._known_windows, self._focused, self._settled = set(), None, None
         self.style = (task.presentation or {}).get("style") or "keyboard"
         if self.gui and setup.app is not None:
             assert self.office is not None and self.x is not None
@@ -229,18 +230,22 @@ class DesktopEnv(Environment):
         self._known_windows = set(windows)
         return target is not None
 
-    def _observation(self, clicked: int | None = None) -> Observation:
+    def _observation(self, clicked: int | None = None, input_sent: bool = True) -> Observation:
         """The frame of the settled screen (guiforge.envs.desktop.settle), numbered with the
-        last reset or step; a focus given to a new window settles again before the frame."""
+        last reset or step; a focus given to a new window settles again before the frame.
+        ``input_sent=False``: nothing reached the screen since the last frame."""
         self._check_alive()
         obs = Observation(text=self._last_output if self.terminal else None, seq=self.seq)
         if self.gui:
             assert self.x is not None
             office = self.office if self.office is not None and self.office.running() else None
             quiet = QUIET_S if self.capture_screenshots else STATUS_S  # no frame kept: no caret to fix
-            frame = settled_frame(self.x, office, quiet)
+            unchanged = None if input_sent else self._settled
+            settled = settled_frame(self.x, office, quiet, unchanged=unchanged)
             if self._update_focus(clicked):
-                frame = settled_frame(self.x, office, quiet)
+                settled = settled_frame(self.x, office, quiet)
+            self._settled = settled
+            frame = settled.frame
             shot = self.x.png(frame) if self.capture_screenshots else None
             obs.screenshot, obs.width, obs.height = shot, self.width, self.height
         obs.debug = {"document": self.document, "variant": self.variant, "style": self.style}
@@ -275,7 +280,7 @@ class DesktopEnv(Environment):
         try:
             action.check_domain("desktop", self.variant)
         except ValueError as exc:
-            obs = self._observation()
+            obs = self._observation(input_sent=False)
             return StepResult(obs, feedback=str(exc), error=str(exc))
         if action.type in ("answer", "terminate"):
             return self.finish(action)
@@ -323,7 +328,7 @@ class DesktopEnv(Environment):
             "notices": list(result.notices), "duration_s": round(result.duration_s, 4),
         })
         self._last_output = output
-        obs = self._observation()
+        obs = self._observation(input_sent=False)
         obs.feedback = result.summary()
         error = None
         if not result.ok:

@@ -218,9 +218,12 @@ class Office:
         return [spare.proc.pid, *spare.pids()] if spare is not None else []
 
     def _wait_for(self, box: Spawned, title: str, timeout_s: float) -> None:
+        """Wait for the window; ``timeout_s`` is LibreOffice's own time (wall time less the
+        time it waited for a CPU), so a loaded machine does not fail a start that is merely
+        slow."""
         pattern = title if title == ANY_DOCUMENT else "^" + re.escape(title) + "$"
-        until = time.monotonic() + timeout_s
-        while time.monotonic() < until:
+        started, waited = time.monotonic(), self.waited_s(box)
+        while (time.monotonic() - started) - (self.waited_s(box) - waited) < timeout_s:
             if not box.alive():
                 raise EnvFailure(f"LibreOffice exited with code {box.proc.returncode} before its "
                                  f"window {title!r} showed: {self.log_tail()}")
@@ -228,7 +231,7 @@ class Office:
                 return
             time.sleep(0.02)
         shown = self.x.window_names()
-        raise EnvFailure(f"LibreOffice window {title!r} did not show within {timeout_s:.0f}s "
+        raise EnvFailure(f"LibreOffice window {title!r} did not show within {timeout_s:.0f}s of its own time "
                          f"(visible: {shown}); a dialog may be blocking it")
 
     def cpu_ticks(self) -> int:
@@ -270,11 +273,12 @@ class Office:
                 continue
         return self.saving()
 
-    def waited_s(self) -> float:
+    def waited_s(self, box: Spawned | None = None) -> float:
         """Seconds LibreOffice's main thread (the one that handles input and draws) has spent
         waiting for a CPU (its run delay, /proc schedstat): what a loaded machine adds to its
-        wall time."""
-        for pid in self._box.tree_pids() if self._box else []:
+        wall time. ``box``: another LibreOffice than the episode's (a warm-up)."""
+        box = box or self._box
+        for pid in box.tree_pids() if box else []:
             try:
                 with open(f"/proc/{pid}/comm", "rb") as f:
                     if f.read().strip() != b"soffice.bin":

@@ -15,6 +15,10 @@ The blink's phase at that moment depends on timing, so the stored frame shows ev
 blinking in one fixed phase, the darker one (the caret shown, on a light document, as a person
 sees it right after typing): a pixel that may legitimately differ, made the same in every run.
 
+After a step that sent the screen no input (a terminal command, an action refused before it
+ran), a screen still showing the last settled frame (carets aside) with LibreOffice idle is
+that frame again, without the wait.
+
 The bound is counted in LibreOffice's own time, wall time less the time its main thread spent
 waiting for a CPU (``/proc/<pid>/schedstat``): a loaded machine stretches it by the delay it
 causes, and a window still changing after ``BUDGET_S`` of that time (an animation, a hung
@@ -36,7 +40,9 @@ QUIET_S = 0.65
 STATUS_S = 0.35
 POLL_S = 0.05  # a look at the screen every 50 ms (a grab costs ~3 ms)
 BUDGET_S = 20.0
-CARET_MAX_PIXELS = 4096  # a caret is a thin bar; anything larger is the window's content
+# A caret is a bar at most this thick and long (LibreOffice's is 2 px wide, a line high);
+# anything else that changes is the window's content.
+CARET_MAX_WIDTH, CARET_MAX_LENGTH = 4, 400
 
 
 class Screen(Protocol):
@@ -63,14 +69,15 @@ class Carets:
     masks: dict[tuple[int, int, int, int], np.ndarray] = field(default_factory=dict)
 
     def blink(self, before: np.ndarray, after: np.ndarray, changed: np.ndarray) -> bool:
-        """Record ``before`` -> ``after`` if it is a caret blink (few pixels, each exactly
-        inverted); False if it is a change of content."""
+        """Record ``before`` -> ``after`` if it is a caret blink (a thin bar of pixels, each
+        exactly inverted); False if it is a change of content."""
         ys, xs = np.nonzero(changed)
-        if len(ys) > CARET_MAX_PIXELS:
+        box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
+        thick, long = sorted((box[2] - box[0], box[3] - box[1]))
+        if thick > CARET_MAX_WIDTH or long > CARET_MAX_LENGTH:
             return False
         if not np.all((before[ys, xs, :3] ^ after[ys, xs, :3]) == 255):
             return False
-        box = (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
         self.masks[box] = changed[box[1]:box[3], box[0]:box[2]]
         return True
 
@@ -87,19 +94,33 @@ class Carets:
         return out
 
 
+@dataclass
+class Settled:
+    """A settled screen: the frame to store (raw BGRA, carets in their fixed phase) and the
+    carets seen blinking on it."""
+
+    frame: bytes
+    carets: Carets
+
+
 def _pixels(screen: Screen, raw: bytes) -> np.ndarray:
     return np.frombuffer(raw, np.uint8).reshape(screen.height, screen.width, 4)
 
 
 def settled_frame(screen: Screen, app: App | None, quiet_s: float = QUIET_S,
-                  budget_s: float = BUDGET_S) -> bytes:
-    """The screen's raw BGRA frame once it has settled (see the module), its carets in the
-    darker phase. Raises EnvFailure past ``budget_s`` of the application's own time."""
+                  budget_s: float = BUDGET_S, unchanged: Settled | None = None) -> Settled:
+    """The screen once it has settled (see the module), its carets in the darker phase.
+    ``unchanged``: the last settled screen, when nothing was sent to the screen since.
+    Raises EnvFailure past ``budget_s`` of the application's own time."""
     watching = app is not None and app.running()
     started, waited0 = time.monotonic(), app.waited_s() if watching else 0.0
     carets = Carets()
     raw = screen.grab()
     frame = _pixels(screen, raw)
+    if unchanged is not None and not (watching and app.busy()):
+        shown = unchanged.carets.fixed_phase(frame).tobytes() if unchanged.carets.masks else raw
+        if shown == unchanged.frame:
+            return unchanged
     quiet_since = started
     tick = threading.Event()
     while True:
@@ -113,7 +134,7 @@ def settled_frame(screen: Screen, app: App | None, quiet_s: float = QUIET_S,
                 carets, quiet_since = Carets(), now  # the content changed: start over
             raw, frame = current_raw, current
         if now - quiet_since >= quiet_s and not (watching and app.busy()):
-            return carets.fixed_phase(frame).tobytes() if carets.masks else raw
+            return Settled(carets.fixed_phase(frame).tobytes() if carets.masks else raw, carets)
         own = (now - started) - ((app.waited_s() - waited0) if watching else 0.0)
         if own > budget_s:
             raise EnvFailure(f"the screen did not settle within {budget_s:.0f}s of the application's own "

@@ -74,12 +74,6 @@ class Frames:
         """Let one frame pass (what a page waiting on one needs to move on)."""
         self.session.cdp.send("Runtime.evaluate", {"expression": _PAINTED, "awaitPromise": True})
 
-    def painted_after(self) -> None:
-        """Before a capture: let a frame be drawn after everything the page has done so far.
-        Chromium's own clock draws when it likes, so wait for one; frames drawn on demand
-        draw the capture's own (:class:`BeginFrames`)."""
-        self.draw()
-
     def flush(self) -> None:
         """Let a frame the browser started on its own (a resize) finish before a capture."""
 
@@ -111,9 +105,6 @@ class BeginFrames(Frames):
         if data is None:
             raise RuntimeError("Chromium returned no frame for the screenshot (HeadlessExperimental.beginFrame)")
         return base64.b64decode(data)
-
-    def painted_after(self) -> None:
-        """The capture's beginFrame draws the page as it is when it arrives."""
 
     def draw(self) -> None:
         self.flush(screenshot=False)

@@ -3,9 +3,14 @@ screenshots, element geometry for ``Observation.debug``, and the final app state
 
 ``reset`` never creates a context: it loads the task's state into the running page
 (``window.guiforge.loadState``), clears storage and cookies, drops the back history and
-focus, so a reset costs one evaluate (the load), then a screenshot and an element scan sent
-together (the capture's encoding overlaps the scan). On the headless shell the page draws
-only when asked (:mod:`guiforge.envs.web.frames`).
+focus, so a reset costs one evaluate (the load), one more for the settle check
+(:mod:`guiforge.envs.web.settle`), then a screenshot and an element scan sent together (the
+capture's encoding overlaps the scan). On the headless shell the page draws only when asked
+(:mod:`guiforge.envs.web.frames`).
+
+Frames belong to their step: every reset and step is numbered (``Observation.seq``), a frame
+is taken once the page has settled, and a reset's frame must show the state it loaded (the
+page's state carries the reset's number) or the reset is an environment fault.
 
 Page scripts run through CDP's ``Runtime.evaluate`` and return one JSON string: Playwright's
 ``page.evaluate`` serialises arguments and results value by value, which made the element scan

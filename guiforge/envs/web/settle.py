@@ -9,8 +9,9 @@ reached the screen. On the apps' page that is observable (``guiforge.frameState(
 - no input still on its way: a tap becomes a click that Chromium's gesture detector sends
   after the touch has ended and been acknowledged, so when the tap call returns the page may
   still show the screen before it (on a loaded machine it did, one step behind);
-- then a frame drawn after all that: a frame drawn on demand is drawn by the capture itself;
-  on Chromium's own clock :meth:`Frames.painted_after` waits for one.
+- then a frame drawn after all that, which is what either capture is: a frame drawn on demand
+  (``HeadlessExperimental.beginFrame``) draws the page as it is when the call arrives, and
+  ``Page.captureScreenshot`` on Chromium's own clock forces a redraw and waits for it.
 
 Bounds count what is awaited, not seconds. A tap's click gets ``TAP_FRAMES`` frames: each
 needs the renderer, so a loaded machine draws them slower and the bound stretches with it. A
@@ -53,7 +54,6 @@ def await_settled(env: PageEnv) -> dict[str, Any]:
             await_document(env)
             continue
         if not state["tap"]:
-            env.frames.painted_after()
             return state
         if frames == TAP_FRAMES:
             raise EnvFailure(f"a tap's click did not arrive within {TAP_FRAMES} frames on {env.s.page.url}")
