@@ -18,54 +18,47 @@ from guiforge.worlds.model import World
 Episode = Callable[[Lease, World], list[str]]
 
 
-def _recorder(lease: Lease, world: World, domain: str) -> tuple[Driver, list[str], Callable[[], None]]:
+Step = Callable[[Driver], object]
+
+WEB: list[Step] = [
+    lambda d: d.click(id="search-to"),
+    lambda d: d.type("Lis"),
+    lambda d: d.click(id="to-option-LIS"),
+    lambda d: d.click(id="search-date"),
+    lambda d: d.type("2024-06-03"),
+    lambda d: d.click(id="search-flights"),
+    lambda d: d.act(Action(type="scroll", x=500, y=600, direction="down", amount=2)),
+]
+MOBILE: list[Step] = [
+    lambda d: d.act(Action(type="open_app", app="travel")),
+    lambda d: d.tap(id="search-to"),
+    lambda d: d.type("Lis"),
+    lambda d: d.tap(id="to-option-LIS"),
+    lambda d: d.act(Action(type="swipe", x=500, y=750, x2=500, y2=350)),
+    lambda d: d.act(Action(type="back")),
+]
+
+
+def play(lease: Lease, world: World, domain: str, steps: list[Step]) -> list[str]:
+    """The frames' sha256 of one scripted travel episode, each checked to carry its step's number."""
     obs = lease.reset(task(f"det-{domain}", domain, ["travel"], web_setup(world, ["travel"]), []))
     driver = Driver(lease, obs)
     hashes = [hashlib.sha256(obs.screenshot).hexdigest()]
-    first = obs.seq
-
-    def record() -> None:
-        assert driver.obs.seq == first + len(hashes), "a frame carries another step's number"
+    for step in steps:
+        step(driver)
+        assert driver.obs.seq == obs.seq + len(hashes), "a frame carries another step's number"
         hashes.append(hashlib.sha256(driver.obs.screenshot).hexdigest())
-
-    return driver, hashes, record
+    return hashes
 
 
 def web_episode(lease: Lease, world: World) -> list[str]:
-    d, hashes, record = _recorder(lease, world, "web")
-    d.click(id="search-to")
-    record()
-    d.type("Lis")
-    record()
-    d.click(id="to-option-LIS")
-    record()
-    d.click(id="search-date")
-    record()
-    d.type("2024-06-03")
-    record()
-    d.click(id="search-flights")
-    record()
-    assert d.path == "/travel/results"
-    d.act(Action(type="scroll", x=500, y=600, direction="down", amount=2))
-    record()
+    hashes = play(lease, world, "web", WEB)
+    assert lease.observe().debug["path"] == "/travel/results"
     return hashes
 
 
 def mobile_episode(lease: Lease, world: World) -> list[str]:
-    d, hashes, record = _recorder(lease, world, "mobile")
-    d.act(Action(type="open_app", app="travel"))
-    record()
-    d.tap(id="search-to")
-    record()
-    d.type("Lis")
-    record()
-    d.tap(id="to-option-LIS")
-    record()
-    d.act(Action(type="swipe", x=500, y=750, x2=500, y2=350))
-    record()
-    d.act(Action(type="back"))
-    record()
-    return hashes
+    return play(lease, world, "mobile", MOBILE)
 
 
 CASES = {
