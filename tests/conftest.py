@@ -6,6 +6,8 @@ import os
 
 import pytest
 
+from guiforge.testing.load import oversubscribed
+
 
 def pytest_addoption(parser):
     parser.addoption("--battery", action="store_true", default=False,
@@ -39,3 +41,11 @@ def s3_uri():
     yield "s3://lake-bucket/lake", {"key": "test", "secret": "test",
                                     "client_kwargs": {"endpoint_url": endpoint, "region_name": "us-east-1"}}
     server.stop()
+
+
+@pytest.fixture
+def oversubscribed_cores():
+    """Every core oversubscribed by busy processes while the test runs (three per core, at
+    least six: guiforge.testing.load); yields their pids."""
+    with oversubscribed() as pids:
+        yield pids

@@ -88,6 +88,11 @@ class Observation:
     text: str | None = None  # terminal output, tool results
     feedback: str = ""  # what the last action did, or its error
     debug: dict[str, Any] = field(default_factory=dict)  # never shown to the policy
+    # Which of the instance's operations (resets and steps, counted from 1) the frame was
+    # taken after, once the screen had settled: the observation a step returns carries the
+    # number after the reset's or previous step's, so a stale frame cannot pass for a new one
+    # (guiforge.harness.episode checks it). None: the adapter does not count (tools).
+    seq: int | None = None
 
 
 @dataclass

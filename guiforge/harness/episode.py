@@ -197,6 +197,18 @@ def _attempt(reply: Reply, error: str | None) -> dict[str, Any]:
     return {"raw": reply.model_reply().raw(), "error": error, "cached": reply.cached}
 
 
+def check_sequence(before: Observation, after: Observation, index: int) -> None:
+    """The frame a step returns must be the one taken after its action: numbered one past the
+    frame the action was chosen on (Observation.seq). Anything else is a stale or foreign
+    frame, which would pair a screen with the wrong action: an environment fault."""
+    if before.seq is None and after.seq is None:
+        return  # an adapter that does not number its frames (tools)
+    expected = None if before.seq is None else before.seq + 1
+    if after.seq != expected:
+        raise EnvFailure(f"step {index}: the frame after the action is numbered {after.seq}, not {expected}: "
+                         "a stale frame, not recorded")
+
+
 def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, variant: str | None = None,
                 max_parse_retries: int = 2, tools: list[str] | None = None) -> Episode:
     started = time.perf_counter()
@@ -251,6 +263,7 @@ def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, v
                 break
             target = element_at(obs, action)
             result = lease.step(action)
+            check_sequence(obs, result.observation, index)
             pixels = action_pixels(action, obs.width, obs.height) if obs.width else None
             episode.steps.append(StepRecord(index, obs.screenshot, obs.format, obs.width, obs.height, thought,
                                             raw, action, pixels, result.feedback, result.error, latency,

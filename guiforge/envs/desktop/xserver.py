@@ -127,19 +127,6 @@ class XServer:
                 return frame
             time.sleep(0.02)
 
-    def settled_frame(self, max_wait_s: float = 1.0, interval_s: float = 0.04) -> bytes:
-        """Raw frame once two grabs ``interval_s`` apart agree (the app finished drawing),
-        or the latest one after ``max_wait_s``."""
-        until = time.monotonic() + max_wait_s
-        previous = self.grab()
-        while time.monotonic() < until:
-            time.sleep(interval_s)
-            current = self.grab()
-            if current == previous:
-                return current
-            previous = current
-        return previous
-
     # -- input ---------------------------------------------------------------------------
     def xdotool(self, *args: str, timeout_s: float = 30.0) -> subprocess.CompletedProcess:
         self._require_alive()

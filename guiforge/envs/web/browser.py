@@ -27,7 +27,6 @@ from playwright.sync_api import (
 )
 
 from guiforge.envs.web.cdp import DEVTOOLS_FLAGS, PageChannel, devtools_url
-from guiforge.envs.web.frames import FRAME_FLAGS
 from guiforge.envs.web.netns import available, host_netns, isolated_executable, open_netns
 from guiforge.envs.web.routing import Router
 
@@ -248,10 +247,11 @@ def _controlled_page(context: BrowserContext, browser_cdp: CDPSession, known: se
 
 def launch(context_options: Callable[[Playwright], dict[str, Any]],
            args: tuple[str, ...] = CHROMIUM_ARGS,
-           begin_frames: Callable[[dict[str, Any]], bool] | None = None) -> BrowserSession:
+           begin_frames: Callable[[dict[str, Any]], tuple[str, ...] | None] | None = None) -> BrowserSession:
     """Start Playwright and Chromium; ``context_options`` gets Playwright (for its device
     descriptors) and returns the options of the one context; ``begin_frames`` gets those
-    options and says whether the page should draw only when asked (headless shell only)."""
+    options and returns the launch flags for a page that draws only when asked (headless
+    shell only; guiforge.envs.web.frames.begin_frame_flags), or None for Chromium's clock."""
     if not Path(CHROMIUM).exists():
         raise RuntimeError(f"Chromium not found at {CHROMIUM}; apt-get install chromium chromium-headless-shell or set GUIFORGE_CHROMIUM")
     isolated = available()
@@ -264,8 +264,9 @@ def launch(context_options: Callable[[Playwright], dict[str, Any]],
     netns = None
     try:
         options = context_options(pw)
-        controlled = bool(begin_frames and begin_frames_supported() and begin_frames(options))
-        flags = list(args) + list(DEVTOOLS_FLAGS) + (list(FRAME_FLAGS) if controlled else [])
+        frame_flags = begin_frames(options) if begin_frames and begin_frames_supported() else None
+        controlled = frame_flags is not None
+        flags = list(args) + list(DEVTOOLS_FLAGS) + list(frame_flags or ())
         browser = pw.chromium.launch(executable_path=executable, args=flags, headless=True, env=env)
         info = browser.new_browser_cdp_session().send("SystemInfo.getProcessInfo")
         pids = [p["id"] for p in info["processInfo"] if p["type"] == "browser"]
