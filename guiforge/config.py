@@ -13,6 +13,7 @@ from guiforge.errors import ConfigError
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.models.config import ModelConfig
 from guiforge.paths import DEFAULT_PIPELINE
+from guiforge.plugins import PluginError
 from guiforge.yamlfile import describe_validation_error, line_of, load_yaml
 
 ROLES = ("world_builder", "task_author", "teacher", "judge", "fallback_judge", "relabeler", "diagnoser")
@@ -118,11 +119,11 @@ def build_pipeline(
             raise ConfigError(source, f"stages.{name}", "stage names are lower_snake_case", line_of(lines, loc))
         raw = dict(raw or {})
         kind = raw.pop("uses", None) or name
-        cls = STAGES.get(kind)
-        if cls is None:
+        try:
+            cls = STAGES.get(kind)
+        except PluginError as exc:
             field = f"stages.{name}.uses" if "uses" in (data["stages"][name] or {}) else f"stages.{name}"
-            raise ConfigError(source, field, f"unknown stage kind {kind!r}; known: {', '.join(sorted(STAGES))}",
-                              line_of(lines, loc))
+            raise ConfigError(source, field, str(exc), line_of(lines, loc)) from None
         try:
             stage_config = cls.config_model.model_validate(raw)
         except ValidationError as exc:
