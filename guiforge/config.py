@@ -130,7 +130,7 @@ def build_pipeline(
             raise describe_validation_error(exc, source, lines, loc) from None
         stages.append(cls(name=name, config=stage_config))
 
-    from guiforge.curation.rounds import expand_rounds
+    from guiforge.orchestration.rounds import expand_rounds
 
     def fail(stage: str, message: str):
         raise ConfigError(source, f"stages.{stage}", message, line_of(lines, ("stages", stage)))
@@ -179,7 +179,7 @@ def _order(stages: list, source: str, lines: dict) -> list:
         visiting.add(name)
         stage = by_name[name]
         for t in stage.inputs():
-            # A stage in a resynthesis round reads only its round's producers (curation/rounds.py).
+            # A stage in a resynthesis round reads only its round's producers (orchestration/rounds.py).
             for p in stage.sources(t, producers[t]) if hasattr(stage, "sources") else producers[t]:
                 if p != name:
                     visit(p)

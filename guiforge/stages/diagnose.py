@@ -74,7 +74,7 @@ class DiagnoseStage(Stage):
     def run(self, ctx, shard: ShardPlan):
         from guiforge.curation.diagnosis import analyse_task, knowledge_rows
         from guiforge.curation.knowledge import Thresholds, rates, solved, standouts
-        from guiforge.curation.rounds import round_of
+        from guiforge.stages.shared import round_of
 
         c = self.config
         round_ = round_of(ctx)

@@ -1,6 +1,6 @@
 """resynthesize: diagnoses -> new task candidates aimed at the weaknesses, for the same
 gates, rollouts and curation again. ``rounds: N`` unrolls the loop into named round stages
-(curation/rounds.py); each task carries ``parent_task_id``, ``round`` and ``diagnosis_id``.
+(orchestration/rounds.py); each task carries ``parent_task_id``, ``round`` and ``diagnosis_id``.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class ResynthesizeStage(Stage):
 
     def plan(self, ctx) -> list[ShardPlan]:
         from guiforge.curation.lakeread import fingerprints
-        from guiforge.curation.rounds import round_of
+        from guiforge.stages.shared import round_of
 
         if not ctx.input_shards("diagnoses"):
             return []
@@ -47,9 +47,8 @@ class ResynthesizeStage(Stage):
     def run(self, ctx, shard: ShardPlan):
         from guiforge.curation.lakeread import read_rows, task_index
         from guiforge.curation.resynthesis import aims, new_task_id, resynthesize
-        from guiforge.curation.rounds import round_of
         from guiforge.presentation import Presentation, harder_presentation
-        from guiforge.stages.shared import world_index
+        from guiforge.stages.shared import round_of, world_index
         from guiforge.stages.skills import cards_from_rows
         from guiforge.stages.tasks import candidate_row, file_problems
 

@@ -1,5 +1,6 @@
 """What several stages read and hold the same way: the run's worlds (by id, loaded once per
-process) and the run's environment manager (warm instances carry over between stages)."""
+process), the run's environment manager (warm instances carry over between stages) and the
+resynthesis round a stage runs in."""
 
 from __future__ import annotations
 
@@ -23,6 +24,11 @@ def world_index(ctx) -> dict:
         return out
 
     return ctx.resource("worlds-index", build)
+
+
+def round_of(ctx) -> int:
+    """The resynthesis round a stage runs in (0 outside a loop; orchestration/rounds.py)."""
+    return getattr(ctx, "round", 0)
 
 
 def env_manager(ctx, instances: int):

@@ -84,11 +84,6 @@ class InRound(Stage):
         return self.inner.run(RoundView(ctx, self), shard)
 
 
-def round_of(ctx: Any) -> int:
-    """The round a stage runs in (0 outside a loop)."""
-    return getattr(ctx, "round", 0)
-
-
 def expand_rounds(stages: list[Stage], fail) -> list[Stage]:
     """``stages`` with every ``resynthesize`` stage's rounds unrolled. ``fail(stage, msg)``
     raises the config error for a stage."""
