@@ -65,7 +65,7 @@ def run(
     """Run a pipeline (default: the shipped offline pipeline) into the lake.
 
     Rerunning the same config continues the same run: committed shards are skipped."""
-    from guiforge.config import load_pipeline
+    from guiforge.orchestration.compile import load_pipeline
     from guiforge.orchestration.runner import run_pipeline
 
     if executor not in ("prefect", "local"):
@@ -105,7 +105,7 @@ def _print_outputs(pipeline) -> None:
 def validate(config: Annotated[Path, typer.Argument(help="pipeline YAML to check")], lake: LakeOpt = None) -> None:
     """Check a pipeline file without running it: keys, types, counts, stage inputs, the
     cards, scenarios and names it uses, and that its lake can be written."""
-    from guiforge.config import load_pipeline
+    from guiforge.orchestration.compile import load_pipeline
     from guiforge.preflight import preflight
 
     pipeline = load_pipeline(config, lake=lake)
@@ -122,7 +122,7 @@ def stats(
                                                             "viewports, the teacher's thoughts and recoveries")] = False,
 ) -> None:
     """Rows per table and run in the lake (through DuckDB), and why rows were excluded."""
-    from guiforge.config import load_pipeline
+    from guiforge.orchestration.compile import load_pipeline
 
     uri = lake or load_pipeline(None).config.lake
     if realism:
@@ -151,7 +151,7 @@ def report(
     out_path: Annotated[str, typer.Option("--out", help="HTML file to write (a path or fsspec URI)")] = "report.html",
 ) -> None:
     """One static HTML page of plots and sample trajectories over the lake (opens offline)."""
-    from guiforge.config import load_pipeline
+    from guiforge.orchestration.compile import load_pipeline
     from guiforge.report import write_report
 
     written = write_report(lake or load_pipeline(None).config.lake, out_path, run_id)
@@ -214,8 +214,8 @@ def tasks_export(
     run_id: Annotated[str | None, typer.Option("--run-id", help="only this run")] = None,
 ) -> None:
     """Write every task of the lake as a JSON file."""
-    from guiforge.config import load_pipeline
     from guiforge.lake.store import Lake
+    from guiforge.orchestration.compile import load_pipeline
     from guiforge.tasks.io import export_tasks
 
     if fmt not in ("guiforge", "osworld"):
@@ -231,8 +231,8 @@ def tasks_import(
     run_id: Annotated[str, typer.Option("--run-id", help="the run to file them under")] = "imported",
 ) -> None:
     """Read JSON task files into the lake's tasks table."""
-    from guiforge.config import load_pipeline
     from guiforge.lake.store import Lake
+    from guiforge.orchestration.compile import load_pipeline
     from guiforge.tasks.io import import_tasks
 
     n = import_tasks(Lake(lake or load_pipeline(None).config.lake), files, run_id)
@@ -254,9 +254,9 @@ def export_cmd(
     = "guiforge",
 ) -> None:
     """Write the run's training datasets: SFT rows, the RL prompt set, a dataset card."""
-    from guiforge.config import load_pipeline
     from guiforge.export import commit_export, export_run
     from guiforge.lake.store import Lake
+    from guiforge.orchestration.compile import load_pipeline
 
     store = Lake(lake or load_pipeline(None).config.lake)
     result = export_run(store, out_dir, run_id=run_id, fmt=fmt, coords=coords, context=context,

@@ -16,8 +16,8 @@ LakeOpt = Annotated[str | None, typer.Option("--lake", help="lake root: a path o
 
 
 def _lake(uri: str | None):
-    from guiforge.config import load_pipeline
     from guiforge.lake.store import Lake
+    from guiforge.orchestration.compile import load_pipeline
 
     return Lake(uri or load_pipeline(None).config.lake)
 

@@ -8,8 +8,8 @@ import os
 import uuid
 from pathlib import Path
 
-from guiforge.config import Pipeline
 from guiforge.errors import ConfigError, GuiforgeError
+from guiforge.orchestration.compile import Pipeline
 
 
 def check_lake_writable(uri: str) -> None:

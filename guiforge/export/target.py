@@ -20,6 +20,7 @@ from typing import Any
 from guiforge.envs.actions import Action
 from guiforge.errors import GuiforgeError
 from guiforge.harness.formats import (
+    ACTION_FORMATS,
     COORD_KINDS,
     ActionFormat,
     CoordSystem,
@@ -32,9 +33,7 @@ Frame = tuple[int, int] | None
 
 
 def text_formats() -> list[str]:
-    from guiforge.harness.formats import BUILTIN
-
-    return [name for name, cls in BUILTIN.items() if not cls.native_tools]
+    return [name for name, cls in ACTION_FORMATS.load_all().items() if isinstance(cls, type) and not cls.native_tools]
 
 
 @dataclass(frozen=True)

@@ -203,7 +203,7 @@ class Lake:
     def read_table(
         self, table: str, run_id: str | None = None, columns: list[str] | None = None
     ) -> pa.Table:
-        from guiforge.schemas import table_spec
+        from guiforge.lake.tables import table_spec
 
         schema = table_spec(table).schema
         files = self.shard_files(table, run_id)

@@ -11,10 +11,10 @@ import pyarrow as pa
 from guiforge.lake.store import Lake
 
 if TYPE_CHECKING:
-    from guiforge.config import Pipeline
     from guiforge.lake.blobs import ContentStore
     from guiforge.models.base import ModelClient
     from guiforge.models.config import ModelConfig
+    from guiforge.orchestration.compile import Pipeline
 
 
 @dataclass(frozen=True)

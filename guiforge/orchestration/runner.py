@@ -7,10 +7,10 @@ import contextlib
 from collections.abc import Iterator
 from typing import Literal
 
-from guiforge.config import Pipeline
 from guiforge.errors import GuiforgeError
 from guiforge.lake.store import Lake
 from guiforge.orchestration import shutdown
+from guiforge.orchestration.compile import Pipeline
 from guiforge.orchestration.engine import Reporter, StageSummary
 
 

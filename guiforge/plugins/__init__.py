@@ -8,15 +8,15 @@ but its errors, so every layer can use it.
 """
 
 from guiforge.plugins.groups import GROUPS
-from guiforge.plugins.loader import (
-           Plugin,
-           PluginError,
-           entry_points,
-           is_reference,
-           load_value,
-           refresh,
-)
-from guiforge.plugins.registry import PluginRef, Registry
+from guiforge.plugins.loader import Plugin, PluginError, entry_points, is_reference, load_value
+from guiforge.plugins.registry import PluginRef, Registry, refresh
+
+
+def registered(group: str) -> list[str]:
+    """The names ``group``'s entry points register, without importing anything: for a quick
+    check of a name where the type it must have lives in a layer above."""
+    return sorted({p.name for p in entry_points(group)})
+
 
 __all__ = ["GROUPS", "Plugin", "PluginError", "PluginRef", "Registry", "entry_points", "is_reference", "load_value",
-           "refresh"]
+           "refresh", "registered"]

@@ -1,11 +1,16 @@
 """One registry per plugin group: the names its entry points register (guiforge's own
 built-ins included, from its pyproject.toml), plus ``module:Name`` references. Whatever a
-name resolves to is imported once per process and type-checked before use."""
+name resolves to is imported once per process and type-checked before use.
+
+Some groups hold many small things (checks, lake tables): there an entry point may name a
+*set*, a mapping of names to objects, and each key is registered under its own name.
+"""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -17,8 +22,10 @@ from guiforge.plugins.loader import (
     load_value,
     reference_plugin,
 )
+from guiforge.plugins.loader import refresh as _refresh_entry_points
 
 T = TypeVar("T")
+_registries: weakref.WeakSet[Registry] = weakref.WeakSet()
 
 
 @dataclass(frozen=True)
@@ -35,42 +42,67 @@ def describe(obj: object) -> str:
     """What an object is, for a wrong-type error."""
     if isinstance(obj, type):
         return f"the class {obj.__module__}.{obj.__qualname__}"
-    if callable(obj):
-        return f"the function {getattr(obj, '__qualname__', obj)!r}"
     if type(obj).__name__ == "module":
         return f"the module {getattr(obj, '__name__', obj)}"
+    if callable(obj):
+        return f"the function {getattr(obj, '__qualname__', obj)!r}"
     return f"a {type(obj).__name__} object"
 
 
 class Registry(Generic[T]):
     """Names of ``group`` -> objects of one type. ``accepts(obj)`` says whether a loaded
     object has the right type (``expected`` says which, in words); ``validate(name, obj)``
-    may add a check of its own and return the problem in words."""
+    may add a check of its own and return the problem in words. With ``sets``, an entry
+    point may name a mapping of names to such objects."""
 
     def __init__(self, group: str, noun: str, expected: str, accepts: Callable[[object], bool],
-                 validate: Callable[[str, T], str | None] | None = None):
+                 validate: Callable[[str, T], str | None] | None = None, sets: bool = False):
         self.group = group
         self.noun = noun
         self.expected = expected
+        self.sets = sets
         self._accepts = accepts
         self._validate = validate
         self._loaded: dict[str, T] = {}
-        self._lock = threading.Lock()
+        self._members: dict[str, tuple[Plugin, object]] | None = None  # sets: name -> (record, object)
+        self._lock = threading.RLock()
+        _registries.add(self)
 
     def __repr__(self) -> str:
         return f"Registry({self.group!r})"
 
     def plugins(self) -> dict[str, Plugin]:
-        """name -> where it comes from. Two distributions registering one name is an error."""
+        """name -> where it comes from. Two entry points registering one name is an error."""
+        if self.sets:
+            return {name: plugin for name, (plugin, _) in self._set_members().items()}
         out: dict[str, Plugin] = {}
         for p in entry_points(self.group):
-            if p.name in out and out[p.name].value != p.value:
-                first = out[p.name]
-                raise PluginError(
-                    f"{self.noun} {p.name!r} is registered twice in {self.group}: by {_who(first)} and by "
-                    f"{_who(p)}; uninstall one of them or ask its author to rename it")
-            out[p.name] = p
+            self._claim(out, p)
         return out
+
+    def _claim(self, out: dict[str, Plugin], p: Plugin) -> None:
+        first = out.get(p.name)
+        if first is not None and first.value != p.value:
+            raise PluginError(
+                f"{self.noun} {p.name!r} is registered twice in {self.group}: by {_who(first)} and by {_who(p)}; "
+                "uninstall one of them or ask its author to rename it")
+        out[p.name] = p
+
+    def _set_members(self) -> dict[str, tuple[Plugin, object]]:
+        with self._lock:
+            if self._members is not None:
+                return self._members
+            records: dict[str, Plugin] = {}
+            objects: dict[str, object] = {}
+            for ep in entry_points(self.group):
+                obj = load_value(ep.value, f"{self.noun} set {ep.name!r} (from {_who(ep)})")
+                items = obj.items() if isinstance(obj, Mapping) else [(ep.name, obj)]
+                for name, member in items:
+                    value = f"{ep.value}[{name}]" if isinstance(obj, Mapping) else ep.value
+                    self._claim(records, Plugin(self.group, str(name), value, ep.dist, ep.version))
+                    objects[str(name)] = member
+            self._members = {name: (records[name], objects[name]) for name in records}
+            return self._members
 
     def names(self) -> list[str]:
         return sorted(self.plugins())
@@ -79,7 +111,7 @@ class Registry(Generic[T]):
         return isinstance(name, str) and name in self.plugins()
 
     def plugin(self, ref: str) -> Plugin:
-        """The record of a registered name or a ``module:Name`` reference (no import)."""
+        """The record of a registered name or a ``module:Name`` reference."""
         if is_reference(ref):
             return reference_plugin(self.group, ref)
         found = self.plugins().get(ref)
@@ -101,7 +133,10 @@ class Registry(Generic[T]):
                 return self._loaded[ref]
         plugin = self.plugin(ref)
         what = f"{self.noun} {ref!r}" + (f" ({plugin.value}, from {_who(plugin)})" if plugin.value != ref else "")
-        obj = load_value(plugin.value, what)
+        if self.sets and not is_reference(ref):
+            obj = self._set_members()[ref][1]
+        else:
+            obj = load_value(plugin.value, what)
         if not self._accepts(obj):
             raise PluginError(f"{what} is {describe(obj)}, not {self.expected}")
         problem = self._validate(ref, obj) if self._validate else None  # type: ignore[arg-type]
@@ -121,6 +156,20 @@ class Registry(Generic[T]):
                 out[name] = exc
         return out
 
+    def forget(self) -> None:
+        """Drop what was loaded (after :func:`guiforge.plugins.refresh`, in tests)."""
+        with self._lock:
+            self._loaded.clear()
+            self._members = None
+
 
 def _who(p: Plugin) -> str:
     return f"{p.dist or 'an unknown distribution'} {p.version or ''}".strip() + f" ({p.value})"
+
+
+def refresh() -> None:
+    """Forget what every registry found and loaded, so a package installed after start-up
+    (or removed) is seen."""
+    _refresh_entry_points()
+    for registry in list(_registries):
+        registry.forget()

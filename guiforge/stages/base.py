@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 if TYPE_CHECKING:
     from guiforge.lake.writer import Rows
     from guiforge.orchestration.context import RunContext
+    from guiforge.schemas import TableSpec
 
 
 def exclusion_row(stage: str, gate: str, reason: str, subject_id: str, subject_table: str,
@@ -57,6 +58,9 @@ class Stage(ABC):
     # Modules or packages whose source makes this stage's rows: their files enter the shard
     # fingerprint (orchestration/provenance.py). Empty: the whole guiforge package.
     code: ClassVar[tuple[str, ...]] = ()
+    # Output tables this kind brings with their Arrow schemas (a plugin stage's own tables:
+    # guiforge.lake.tables.table()); guiforge's tables are in guiforge.schemas.
+    tables: ClassVar[tuple[TableSpec, ...]] = ()
 
     def __init__(self, name: str, config: StageConfig):
         self.name = name
@@ -89,6 +93,17 @@ class Stage(ABC):
 
     @abstractmethod
     def outputs(self) -> list[str]: ...
+
+    def reads(self) -> dict[str, list[str]]:
+        """The columns this stage reads, by input table (distilabel's ``inputs``): the compile
+        step checks each is in the table's schema and written by the stages it reads from.
+        Undeclared tables are not checked."""
+        return {}
+
+    def writes(self) -> dict[str, list[str]]:
+        """The columns this stage fills, by output table, where it fills only some; an
+        output not named here fills every column of its schema."""
+        return {}
 
     @abstractmethod
     def plan(self, ctx: RunContext) -> list[ShardPlan]: ...

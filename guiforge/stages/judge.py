@@ -9,12 +9,17 @@ a trajectory whose primary judge gave no verdict is judged again by the fallback
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
 
 from pydantic import Field
 
 from guiforge.filters import apply_filters
-from guiforge.judge.accept import ACCEPTED_REASON, filters_for, policy_for
+from guiforge.judge.accept import (
+    AcceptPolicy,
+    accepted_reason,
+    filters_for,
+    policies_of,
+    policy_for,
+)
 from guiforge.judge.evidence import FrameDiffer, JudgeView, build_view, choose_key_frames
 from guiforge.judge.verdict import Verdict
 from guiforge.stages.base import ShardPlan, Stage, StageConfig
@@ -26,7 +31,7 @@ class JudgeConfig(StageConfig):
     model_role: str = "judge"
     fallback_role: str | None = Field(default=None, description="a second judge for the primary's parse failures")
     key_frames: int = Field(default=3, ge=1, le=16, description="screenshots a judge sees: the last + most changed")
-    accept: Literal["auto", "verifier", "judge", "both"] = Field(
+    accept: AcceptPolicy = Field(
         default="auto", description="SFT acceptance; auto: both where a verifier exists, judge where none")
     threshold: float = Field(default=0.6, ge=0, le=1, description="offline judge: score that counts as success")
     ocr_workers: int = Field(default=2, ge=1, le=32, description="tesseract processes at once (offline judge)")
@@ -170,7 +175,7 @@ class JudgeStage(Stage):
                 "trajectory_error": t.get("error"),
             })
         exclusions = []
-        for policy in ("verifier", "judge", "both"):
+        for policy in policies_of(self.config.accept):
             group = [r for r in rows if policy_for(self.config.accept, r) == policy]
             if not group:
                 continue
@@ -181,7 +186,7 @@ class JudgeStage(Stage):
             for r in group:
                 r["accept_policy"] = policy
                 r["accepted"] = r["trajectory_id"] in kept
-                r["accept_reason"] = ACCEPTED_REASON[policy] if r["accepted"] else reasons[r["trajectory_id"]]
+                r["accept_reason"] = accepted_reason(policy) if r["accepted"] else reasons[r["trajectory_id"]]
             exclusions.extend(result.exclusions)
         for r in rows:
             for k in ("env_failure", "verifier_score", "trajectory_error"):
