@@ -141,8 +141,10 @@ def _options(
 
 
 from guiforge.cli_lake import lake_app  # noqa: E402 - the command groups follow the app
+from guiforge.cli_plugins import plugins  # noqa: E402
 
 app.add_typer(lake_app, name="lake")
+app.command("plugins")(plugins)
 
 @app.command()
 def report(

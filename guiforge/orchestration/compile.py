@@ -7,13 +7,15 @@ and in every Prefect worker process (flows/dag.py rebuilds a pipeline through
 
 1. stage kinds (``uses:`` or the stage's name) resolve through the stage registry and
    their configs validate;
-2. a bounded resynthesis loop unrolls into named round stages (orchestration/rounds.py);
-3. tables: every table a stage writes has a schema, every table a stage reads has a
+2. plugins: every name a config field gives a plugin group (export formats, acceptance
+   policies, environment kinds, action formats) resolves and has the right type
+   (compile_plugins.py);
+3. a bounded resynthesis loop unrolls into named round stages (orchestration/rounds.py);
+4. tables: every table a stage writes has a schema, every table a stage reads has a
    producer, and the DAG is ordered (compile_graph.py);
-4. columns: every column a stage declares it reads exists, and its producers write it;
-5. plugins: every name a config field gives a plugin group (providers, action formats,
-   export formats, acceptance policies, environment kinds) resolves and has the right
-   type (compile_plugins.py); a missing API key is an error now, not mid-run.
+5. columns: every column a stage declares it reads exists, and its producers write it;
+6. models: every role's provider and action format resolve, and a missing API key is an
+   error now, not mid-run.
 
 Errors are one line naming the file, the field and its line.
 """
@@ -117,12 +119,12 @@ def build_pipeline(
     config = parse_config(data, source, lines, lake=lake, run_id=run_id)
     where = Where(source, lines, config)
     stages = [make_stage(name, raw, data["stages"][name], where) for name, raw in config.stages.items()]
+    check_stage_plugins(stages, where)
     # a bounded resynthesis loop becomes named round stages
     stages = expand_rounds(stages, lambda stage, message: where.fail(("stages", stage), message))
     declare_tables(stages, where)
     ordered = order(stages, where)
     check_columns(ordered, where)
-    check_stage_plugins(ordered, where)
     pipeline = Pipeline(config, ordered, source)
     check_models(pipeline, where)
     return pipeline

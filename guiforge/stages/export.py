@@ -5,10 +5,12 @@ installed (Hugging Face / TRL Parquet with a dataset card, LLaMA-Factory sharegp
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
+from guiforge.export.source import READS
+from guiforge.plugins import PluginRef
 from guiforge.stages.base import ShardPlan, Stage, StageConfig
 
 REQUIRED = ["trajectories", "steps", "images", "tasks", "worlds"]
@@ -17,9 +19,12 @@ REQUIRED = ["trajectories", "steps", "images", "tasks", "worlds"]
 class ExportConfig(StageConfig):
     out: str | None = Field(default=None, description="folder for the exports; default: exports/<run_id> beside a "
                                                       "local lake")
-    formats: list[Literal["hf", "trl", "llamafactory"]] = Field(default_factory=lambda: ["hf", "llamafactory"])
-    action_format: str = Field(default="guiforge", description="what the student writes: a text action format "
-                                                                "(guiforge, qwen_vl, uitars, pyautogui, module:Class)")
+    formats: list[Annotated[str, PluginRef("guiforge.exports")]] = Field(
+        default_factory=lambda: ["hf", "llamafactory"], description="export formats: hf, trl, llamafactory, a "
+                                                                     "registered one or module:Class")
+    action_format: Annotated[str, PluginRef("guiforge.action_formats")] = Field(
+        default="guiforge", description="what the student writes: a text action format (guiforge, qwen_vl, uitars, "
+                                        "pyautogui, module:Class)")
     coords: Literal["grid999", "grid1000", "pixels", "unit", "resized"] | None = Field(
         default=None, description="the student's coordinate convention; default: the action format's own")
     context: str | None = Field(default=None, description="recorded prompts (None) or a context policy to rebuild "
@@ -40,6 +45,9 @@ class ExportStage(Stage):
 
     def outputs(self) -> list[str]:
         return ["exports", "exclusions"]
+
+    def reads(self) -> dict[str, list[str]]:
+        return {table: columns for table, columns in READS.items() if table in self.inputs()}
 
     def out_dir(self, ctx) -> Path:
         if self.config.out:

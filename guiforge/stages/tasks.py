@@ -5,11 +5,12 @@ file gate on the files each task's workspace will hold."""
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import Annotated
 
 from pydantic import Field
 
 from guiforge.errors import GuiforgeError
+from guiforge.plugins import PluginRef
 from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
 from guiforge.stages.shared import load_worlds
 
@@ -18,7 +19,8 @@ DOMAINS = ("web", "mobile", "desktop", "tools")
 
 class TaskCandidatesConfig(StageConfig):
     per_world: int = Field(default=10, ge=1, le=200, description="tasks per world at most")
-    domains: list[Literal["web", "mobile", "desktop", "tools"]] = Field(default_factory=lambda: list(DOMAINS))
+    domains: list[Annotated[str, PluginRef("guiforge.envs")]] = Field(
+        default_factory=lambda: list(DOMAINS), description="environment kinds to make tasks for")
     paraphrase: bool = Field(default=True, description="with a task-author model configured, it rewrites each "
                                                        "instruction in a user's words (kept only if it passes the gates)")
     model_role: str = "task_author"
