@@ -360,7 +360,7 @@ def main() -> None:
     debug = "--debug" in sys.argv or os.environ.get("GUIFORGE_DEBUG") == "1"
     if "--debug" in sys.argv:
         sys.argv.remove("--debug")
-    from guiforge.orchestration.shutdown import Interrupted
+    from guiforge.shutdown import Interrupted
 
     try:
         code = app(standalone_mode=False)

@@ -146,7 +146,7 @@ class EnvManager:
                 self._cond.notify_all()
 
     def acquire(self, spec: EnvSpec, timeout_s: float = 120.0) -> Lease:
-        from guiforge.orchestration import shutdown
+        from guiforge import shutdown
 
         shutdown.check("before starting an environment")  # a run that is stopping starts none
         key = spec.pool_key

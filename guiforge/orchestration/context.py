@@ -82,7 +82,7 @@ class RunContext:
             return self._clients[role]
 
     def __post_init__(self) -> None:
-        from guiforge.orchestration import shutdown
+        from guiforge import shutdown
 
         # A signal closes the environment pools at once, so shards in flight stop now.
         self._unregister = shutdown.on_shutdown(self.close)
@@ -90,7 +90,7 @@ class RunContext:
     def resource(self, key: str, factory):
         """A shared object for this run in this process (an environment pool, a world
         index), made once by ``factory()`` and closed by :meth:`close`."""
-        from guiforge.orchestration import shutdown
+        from guiforge import shutdown
 
         with self._lock:
             if key not in self._resources:

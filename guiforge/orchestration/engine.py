@@ -6,12 +6,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from guiforge import __version__
+from guiforge import __version__, shutdown
 from guiforge.errors import GuiforgeError
 from guiforge.lake.blobs import CONTENT_TABLES
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.lake.writer import ShardCommit, commit_shard
-from guiforge.orchestration import shutdown
 from guiforge.orchestration.context import RunContext
 from guiforge.orchestration.provenance import code_fingerprint, data_fingerprint
 from guiforge.stages.base import ShardPlan, Stage

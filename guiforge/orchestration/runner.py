@@ -7,9 +7,9 @@ import contextlib
 from collections.abc import Iterator
 from typing import Literal
 
+from guiforge import shutdown
 from guiforge.errors import GuiforgeError
 from guiforge.lake.store import Lake
-from guiforge.orchestration import shutdown
 from guiforge.orchestration.compile import Pipeline
 from guiforge.orchestration.engine import Reporter, StageSummary
 
@@ -22,7 +22,7 @@ def run_pipeline(
     verbose: bool = False,
 ) -> list[StageSummary]:
     """Run ``pipeline`` under its run's lock. SIGINT/SIGTERM stop it: nothing in flight is
-    committed and :class:`~guiforge.orchestration.shutdown.Interrupted` says what was."""
+    committed and :class:`~guiforge.shutdown.Interrupted` says what was."""
     from guiforge.lake.gc import remove_run
     from guiforge.lake.lock import RunLock
 
