@@ -18,8 +18,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from guiforge.errors import GuiforgeError
+from guiforge.lake.exclusions import exclusion_row
 from guiforge.lake.store import Lake
-from guiforge.stages.base import exclusion_row
 
 STAGE = "export"
 # The columns an export keys on, by table: the contract the stages that write these tables

@@ -7,7 +7,6 @@ shard's rows for each output table. The engine names, skips, commits and prunes 
 
 from __future__ import annotations
 
-import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,13 +19,6 @@ if TYPE_CHECKING:
     from guiforge.lake.writer import Rows
     from guiforge.orchestration.context import RunContext
     from guiforge.schemas import TableSpec
-
-
-def exclusion_row(stage: str, gate: str, reason: str, subject_id: str, subject_table: str,
-                  details: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A row of the exclusions table: what a gate or filter dropped, and why."""
-    return {"stage": stage, "gate": gate, "reason": reason, "subject_id": subject_id,
-            "subject_table": subject_table, "details_json": json.dumps(details or {}, default=str)}
 
 
 class StageConfig(BaseModel):

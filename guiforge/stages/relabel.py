@@ -13,7 +13,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
+from guiforge.lake.exclusions import exclusion_row
+from guiforge.stages.base import ShardPlan, Stage, StageConfig
 
 
 class RelabelConfig(StageConfig):

@@ -9,7 +9,8 @@ import json
 
 from pydantic import Field
 
-from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
+from guiforge.lake.exclusions import exclusion_row
+from guiforge.stages.base import ShardPlan, Stage, StageConfig
 
 
 class ResynthesizeConfig(StageConfig):

@@ -8,8 +8,9 @@ import random
 
 from pydantic import Field
 
+from guiforge.lake.exclusions import exclusion_row
 from guiforge.lake.fingerprint import fingerprint
-from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
+from guiforge.stages.base import ShardPlan, Stage, StageConfig
 
 
 class SkillAuthorConfig(StageConfig):

@@ -13,7 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import Field
 
-from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
+from guiforge.lake.exclusions import exclusion_row
+from guiforge.stages.base import ShardPlan, Stage, StageConfig
 from guiforge.stages.shared import env_manager, world_index
 
 

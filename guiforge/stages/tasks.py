@@ -10,8 +10,9 @@ from typing import Annotated
 from pydantic import Field
 
 from guiforge.errors import GuiforgeError
+from guiforge.lake.exclusions import exclusion_row
 from guiforge.plugins import PluginRef
-from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
+from guiforge.stages.base import ShardPlan, Stage, StageConfig
 from guiforge.stages.shared import load_worlds
 
 DOMAINS = ("web", "mobile", "desktop", "tools")

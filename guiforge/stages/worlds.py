@@ -10,9 +10,10 @@ from typing import Literal
 from pydantic import Field
 
 from guiforge.errors import GuiforgeError
+from guiforge.lake.exclusions import exclusion_row
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.paths import SCENARIOS_DIR
-from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
+from guiforge.stages.base import ShardPlan, Stage, StageConfig
 
 
 def _dir_state(directory: Path) -> tuple:
