@@ -42,7 +42,7 @@ def check_cards(cards: list[SkillCard], worlds: list[World], seed: int = 1, pack
 
     from guiforge.gates.package_gate import PackageGate
     from guiforge.gates.text_gates import leaks, speaks_to_model, unknown_entities
-    from guiforge.stages.tasks import candidate_row, file_problems
+    from guiforge.tasks.candidates import candidate_row, file_problems
     from guiforge.tasks.materialize import task_spec
 
     manager = None

@@ -51,7 +51,7 @@ class ResynthesizeStage(Stage):
         from guiforge.presentation import Presentation, harder_presentation
         from guiforge.stages.shared import round_of, world_index
         from guiforge.stages.skills import cards_from_rows
-        from guiforge.stages.tasks import candidate_row, file_problems
+        from guiforge.tasks.candidates import candidate_row, file_problems
 
         round_ = round_of(ctx)
         diagnoses = read_rows(ctx, "diagnoses")
