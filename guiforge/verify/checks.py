@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from guiforge.envs.base import FinalState
+from guiforge.verify.contract import FinalState
 from guiforge.verify.paths import select
 
 CHECKS: dict[str, Callable[..., bool]] = {}

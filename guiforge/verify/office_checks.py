@@ -13,8 +13,8 @@ import re
 from datetime import date, datetime, time
 from typing import Any
 
-from guiforge.envs.base import FinalState
 from guiforge.verify.checks import _file_text, _same, _workspace_file, check, normalize
+from guiforge.verify.contract import FinalState
 
 _PLAIN_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 # what LibreOffice's AutoCorrect makes of typed punctuation: dashes, quotes, odd spaces

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 
-from guiforge.envs.base import Criterion, FinalState, VerifierResult
+from guiforge.verify.contract import Criterion, FinalState, VerifierResult
 from guiforge.verify.registry import find_check
 from guiforge.verify.worker import read_message, write_message
 
