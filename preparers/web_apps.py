@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from guiforge.envs.apps import APP_NAMES, app_info
+from guiforge.worlds.apps import APP_NAMES, app_info
 from guiforge.worlds.model import Document, World
 
 DAY_START = "09:00:00"  # the world's "now" on its base date
