@@ -17,9 +17,10 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.lake.store import Lake
-from guiforge.orchestration.compile import Pipeline, build_pipeline
+from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.context import RunContext
 from guiforge.orchestration.engine import PlannedShard, Reporter, execute_stage, run_shard
+from guiforge.orchestration.pipeline import Pipeline
 from guiforge.report.artifacts import publish_report, publish_stage
 from guiforge.stages.base import ShardPlan
 

@@ -9,7 +9,7 @@ import uuid
 from pathlib import Path
 
 from guiforge.errors import ConfigError, GuiforgeError
-from guiforge.orchestration.compile import Pipeline
+from guiforge.orchestration.pipeline import Pipeline
 
 
 def check_lake_writable(uri: str) -> None:

@@ -23,87 +23,21 @@ Errors are one line naming the file, the field and its line.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from pydantic import ValidationError
 
-from guiforge.config import PipelineConfig, parse_config
-from guiforge.errors import ConfigError
-from guiforge.lake.fingerprint import fingerprint
-from guiforge.models.config import ModelConfig
+from guiforge.config import parse_config
 from guiforge.orchestration.compile_graph import check_columns, declare_tables, order
 from guiforge.orchestration.compile_plugins import check_models, check_stage_plugins
+from guiforge.orchestration.compile_where import Where
+from guiforge.orchestration.pipeline import Pipeline
 from guiforge.orchestration.rounds import expand_rounds
 from guiforge.paths import DEFAULT_PIPELINE
 from guiforge.plugins import PluginError
 from guiforge.stages.base import Stage
 from guiforge.stages.registry import STAGES
-from guiforge.yamlfile import Loc, describe_validation_error, line_of, load_yaml
-
-
-class Pipeline:
-    """A validated pipeline: its config plus one configured Stage object per stage, in
-    dependency order."""
-
-    def __init__(self, config: PipelineConfig, stages: list, source: str):
-        self.config = config
-        self.stages = stages
-        self.source = source
-
-    @property
-    def fingerprint(self) -> str:
-        # The lake location and explicit run id do not change what a run computes.
-        body = self.config.model_dump(exclude={"lake", "run_id", "description"})
-        body["models"] = {role: self.model(role).identity() for role in sorted(self.model_roles())}
-        return fingerprint(body, 12)
-
-    @property
-    def run_id(self) -> str:
-        return self.config.run_id or f"{self.config.name}-{self.fingerprint}"
-
-    def model_roles(self) -> set[str]:
-        return set(self.config.models) | {r for s in self.stages for r in s.model_roles()}
-
-    def model(self, role: str) -> ModelConfig:
-        return self.config.models.get(role, ModelConfig()).resolved()
-
-    def stage(self, name: str):
-        for s in self.stages:
-            if s.name == name:
-                return s
-        raise KeyError(name)
-
-    def producers(self) -> dict[str, list[str]]:
-        """table -> the stages that write it, in run order (exclusions: many stages)."""
-        out: dict[str, list[str]] = {}
-        for s in self.stages:
-            for t in s.outputs():
-                out.setdefault(t, []).append(s.name)
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        return self.config.model_dump(mode="json")
-
-
-class Where:
-    """Where the pipeline came from: turns a field path into a one-line ConfigError."""
-
-    def __init__(self, source: str, lines: dict, config: PipelineConfig):
-        self.source = source
-        self.lines = lines
-        self.config = config
-
-    def declared(self, stage: str) -> str:
-        """The stage of the file a stage comes from (``rollouts_r2`` -> ``rollouts``)."""
-        if stage in self.config.stages:
-            return stage
-        base = stage.rsplit("_r", 1)[0]
-        return base if base in self.config.stages else stage
-
-    def fail(self, loc: Loc, message: str) -> NoReturn:
-        if loc[:1] == ("stages",) and len(loc) > 1:
-            loc = ("stages", self.declared(str(loc[1])), *loc[2:])
-        raise ConfigError(self.source, ".".join(map(str, loc)), message, line_of(self.lines, loc))
+from guiforge.yamlfile import describe_validation_error, load_yaml
 
 
 def load_pipeline(path: str | Path | None = None, lake: str | None = None, run_id: str | None = None) -> Pipeline:

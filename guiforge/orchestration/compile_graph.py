@@ -5,13 +5,9 @@ stages it reads from."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from guiforge.lake.tables import all_tables, register_table
+from guiforge.orchestration.compile_where import Where
 from guiforge.schemas import TableSpec
-
-if TYPE_CHECKING:
-    from guiforge.orchestration.compile import Where
 
 
 def declare_tables(stages: list, where: Where) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -19,13 +19,12 @@ from guiforge.harness.formats import ACTION_FORMATS
 from guiforge.judge.accept import ACCEPTANCE
 from guiforge.lake.tables import TABLES
 from guiforge.models.providers import MODES, PROVIDERS, needs_api_key
+from guiforge.orchestration.compile_where import Where
+from guiforge.orchestration.pipeline import Pipeline
 from guiforge.plugins import PluginError, PluginRef, Registry
 from guiforge.stages.registry import STAGES
 from guiforge.verify.registry import CHECKS
 from guiforge.yamlfile import Loc
-
-if TYPE_CHECKING:
-    from guiforge.orchestration.compile import Pipeline, Where
 
 REGISTRIES: dict[str, Registry] = {r.group: r for r in (
     STAGES, ENV_KINDS, CHECKS, PROVIDERS, ACTION_FORMATS, EXPORT_FORMATS, ACCEPTANCE, TABLES)}

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from guiforge.lake.blobs import ContentStore
     from guiforge.models.base import ModelClient
     from guiforge.models.config import ModelConfig
-    from guiforge.orchestration.compile import Pipeline
+    from guiforge.orchestration.pipeline import Pipeline
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from typing import Literal
 from guiforge import shutdown
 from guiforge.errors import GuiforgeError
 from guiforge.lake.store import Lake
-from guiforge.orchestration.compile import Pipeline
 from guiforge.orchestration.engine import Reporter, StageSummary
+from guiforge.orchestration.pipeline import Pipeline
 
 
 def run_pipeline(

@@ -8,17 +8,53 @@ shard's rows for each output table. The engine names, skips, commits and prunes 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
 if TYPE_CHECKING:
+    from guiforge.lake.blobs import ContentStore
+    from guiforge.lake.store import Lake
     from guiforge.lake.writer import Rows
-    from guiforge.orchestration.context import RunContext
+    from guiforge.models.base import ModelClient
+    from guiforge.models.config import ModelConfig
     from guiforge.schemas import TableSpec
+
+
+class InputShard(Protocol):
+    """One committed shard of an input table."""
+
+    table: str
+    fingerprint: str
+    path: str
+    rows: int
+
+
+class RunContext(Protocol):
+    """What a stage sees while it runs (the engine's run context, orchestration/context.py,
+    is one): the lake, the run, its input shards, its model clients, shared resources."""
+
+    lake: Lake
+
+    @property
+    def run_id(self) -> str: ...
+
+    @property
+    def seed(self) -> int: ...
+
+    def input_shards(self, table: str, reader: str | None = None,
+                     producers: list[str] | None = None) -> Sequence[InputShard]: ...
+
+    def content_store(self, table: str) -> ContentStore: ...
+
+    def model(self, role: str) -> ModelConfig: ...
+
+    def client(self, role: str) -> ModelClient: ...
+
+    def resource(self, key: str, factory: Callable[[], Any]) -> Any: ...
 
 
 class StageConfig(BaseModel):
