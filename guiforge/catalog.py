@@ -11,6 +11,7 @@ import duckdb
 
 from guiforge.lake.store import Lake
 from guiforge.lake.tables import all_tables
+from guiforge.views import create_views
 
 CATALOG_NAME = "catalog.duckdb"
 
@@ -37,8 +38,6 @@ def table_source(lake: Lake, table: str) -> str | None:
 def create_table_views(con: duckdb.DuckDBPyConnection, lake: Lake) -> None:
     """One view per table (an empty table of the right columns where nothing is committed,
     so queries still bind), then the ready-made views of guiforge/views.py over them."""
-    from guiforge.views import create_views
-
     for name, spec in all_tables().items():
         source = table_source(lake, name)
         if source:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from guiforge.export.llamafactory import write_llamafactory
 from guiforge.export.rows import ExportRow
 from guiforge.export.source import Source
 from guiforge.export.target import Target
@@ -59,6 +60,8 @@ class HuggingFace(ExportFormat):
     def write(self, job: ExportJob) -> list[tuple[str, int]]:
         # heavy: the writers import `datasets` (about a second), only for an export that uses them
         from guiforge.export.card import write_card
+
+        # heavy: datasets, numpy, pandas, imported when this runs
         from guiforge.export.hf import features_for, write_parquet
 
         out, sft, rl, figures = job.out, job.sft, job.rl, job.figures
@@ -96,8 +99,6 @@ class LlamaFactory(ExportFormat):
     name = "llamafactory"
 
     def write(self, job: ExportJob) -> list[tuple[str, int]]:
-        from guiforge.export.llamafactory import write_llamafactory
-
         info = write_llamafactory(job.out, job.sft, job.images)
         job.figures["sft_bytes_per_step"] = round(dir_bytes(job.out) / max(len(job.sft), 1))
         job.figures["images_written"] = info["images"]

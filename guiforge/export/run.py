@@ -15,11 +15,13 @@ from pydantic import ValidationError
 
 from guiforge.errors import GuiforgeError
 from guiforge.export.formats import EXPORT_FORMATS, ExportJob
+from guiforge.export.rows import rl_rows, sft_rows
 from guiforge.export.source import load_source, read_images, task_world_json
 from guiforge.export.target import check_target
 from guiforge.harness.context import ContextPolicy
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.lake.store import Lake
+from guiforge.lake.writer import ShardCommit, commit_shard
 from guiforge.plugins import PluginError
 
 MARKER = ".guiforge-export"
@@ -78,7 +80,6 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
     coords = target.coords
     policy = parse_context(context)
     started = time.perf_counter()
-    from guiforge.export.rows import rl_rows, sft_rows
 
     src = load_source(lake, run_id)
     sft = sft_rows(src, target, policy)
@@ -129,8 +130,6 @@ def _fresh_folder(out: Path) -> None:
 def commit_export(lake: Lake, result: ExportResult, stage: str = "export") -> None:
     """The ``exports`` rows and the exclusions of an export made outside a pipeline run
     (``guiforge export``), committed under the source run like any stage's shard."""
-    from guiforge.lake.writer import ShardCommit, commit_shard
-
     # the same export again (same run, folder, format, convention) replaces its shard
     fp = fingerprint([result.run_id, str(result.out.resolve()), result.fmt, result.coords, result.context,
                       *([result.action_format] if result.action_format != "guiforge" else [])])

@@ -19,6 +19,7 @@ from typing import Any
 
 from guiforge.envs.actions import Action
 from guiforge.errors import GuiforgeError
+from guiforge.harness.episode import system_prompt
 from guiforge.harness.formats import (
     ACTION_FORMATS,
     COORD_KINDS,
@@ -51,8 +52,6 @@ class Target:
         return self.action_format == "guiforge" and self.coords == "grid999"
 
     def system(self, domain: str, variant: str | None, frame: Frame) -> str:
-        from guiforge.harness.episode import system_prompt
-
         return system_prompt(domain, variant, None, self.codec, self.coord_system(frame))
 
     def coord_system(self, frame: Frame) -> CoordSystem:

@@ -33,6 +33,7 @@ def shared_manager(instances: int = 2):
 
 def runtime_task(task_json: str | dict, world_json: str | dict | None) -> tuple[TaskSpec, str | None]:
     """(TaskSpec, variant) for an RL row: s0 is rebuilt from the world by the preparers."""
+    # heavy: faker, jinja2, imported when this runs
     from guiforge.tasks.materialize import task_spec
     from guiforge.worlds.model import World
 
@@ -44,6 +45,7 @@ def runtime_task(task_json: str | dict, world_json: str | dict | None) -> tuple[
 
 
 def env_spec_for(domain: str, variant: str | None, phone_screenshots: str | None = "css") -> EnvSpec:
+    # heavy: faker, jinja2, imported when this runs
     from guiforge.gates.package_gate import env_spec
 
     return env_spec(domain, variant, phone_screenshots)

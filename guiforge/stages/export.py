@@ -9,7 +9,10 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from guiforge.errors import GuiforgeError
+from guiforge.export import export_run
 from guiforge.export.source import READS
+from guiforge.export.target import check_target
 from guiforge.plugins import PluginRef
 from guiforge.stages.base import ShardPlan, Stage, StageConfig
 
@@ -60,9 +63,6 @@ class ExportStage(Stage):
         return Path(ctx.lake.root).parent / "exports" / ctx.run_id
 
     def preflight(self) -> None:
-        from guiforge.errors import GuiforgeError
-        from guiforge.export.target import check_target
-
         try:
             check_target(self.config.action_format, self.config.coords)
         except GuiforgeError as exc:  # "--coords: ..." as the config field it came from
@@ -74,8 +74,6 @@ class ExportStage(Stage):
         return [ShardPlan(key="export", params={"out": str(self.out_dir(ctx))}, inputs=inputs)]
 
     def run(self, ctx, shard: ShardPlan):
-        from guiforge.export import export_run
-
         exports, exclusions = [], []
         for fmt in self.config.formats:
             result = export_run(ctx.lake, Path(shard.params["out"]) / fmt, run_id=ctx.run_id, fmt=fmt,

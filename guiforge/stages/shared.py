@@ -4,9 +4,12 @@ resynthesis round a stage runs in."""
 
 from __future__ import annotations
 
+from guiforge.envs import EnvManager, default_factories
+
 
 def load_worlds(ctx, path: str) -> dict:
     """world_id -> World for one shard of the worlds table."""
+    # heavy: faker, jinja2, imported when this runs
     from guiforge.worlds.model import World
 
     table = ctx.lake.read_shard(path, columns=["world_id", "world_json"])
@@ -34,8 +37,6 @@ def round_of(ctx) -> int:
 def env_manager(ctx, instances: int):
     """The run's environment manager, shared by the stages (warm instances carry over);
     the stage running now sets how many instances per domain it may hold."""
-    from guiforge.envs import EnvManager, default_factories
-
     manager = ctx.resource("env-manager", lambda: EnvManager(default_factories(), max_instances=instances))
     manager.max_instances = instances
     return manager

@@ -12,6 +12,7 @@ from guiforge.lake.exclusions import exclusion_row
 from guiforge.plugins import PluginRef
 from guiforge.stages.base import ShardPlan, Stage, StageConfig
 from guiforge.stages.shared import load_worlds
+from guiforge.stages.skills import cards_from_rows
 from guiforge.tasks.candidates import candidate_row, file_problems
 
 DOMAINS = ("web", "mobile", "desktop", "tools")
@@ -51,8 +52,8 @@ class TaskCandidatesStage(Stage):
                 for w in ctx.input_shards("worlds")]
 
     def run(self, ctx, shard: ShardPlan):
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.skills.instantiate import BindingError, instantiate, select_balanced
-        from guiforge.stages.skills import cards_from_rows
 
         rows = [r for p in shard.params["skills"] for r in ctx.lake.read_shard(p).to_pylist()]
         cards = [c for _, c in sorted(cards_from_rows(rows).items())
@@ -86,6 +87,7 @@ class TaskCandidatesStage(Stage):
         gate-clean; a rejected rewording is an exclusion (the task keeps its template text)."""
         if not (self.config.paraphrase and candidates) or ctx.model(self.model_role).offline:
             return []
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.authoring.paraphrase import paraphrase_all
 
         world_text = world.model_dump_json()

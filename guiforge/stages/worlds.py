@@ -23,6 +23,7 @@ def _dir_state(directory: Path) -> tuple:
 @lru_cache(maxsize=4)
 def _scenarios(state: tuple) -> dict:
     """Scenarios parsed once per process (and again only when a file changes)."""
+    # heavy: faker, jinja2, imported when this runs
     from guiforge.worlds.scenarios import load_scenarios
 
     return load_scenarios(Path(state[0]))
@@ -92,6 +93,7 @@ class WorldsStage(Stage):
         return plans
 
     def run(self, ctx, shard: ShardPlan):
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.worlds.consistency import check_world
         from guiforge.worlds.model import Persona
         from guiforge.worlds.scenarios import suitable_scenarios
@@ -142,6 +144,7 @@ class WorldsStage(Stage):
         return {"worlds": worlds, "exclusions": excluded}
 
     def _build_offline(self, ctx, jobs):
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.authoring.world_llm import BuiltWorld
         from guiforge.worlds.template_builder import build_world
 

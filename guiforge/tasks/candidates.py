@@ -31,6 +31,7 @@ def file_problems(candidate, world) -> list[str]:
     spec = candidate.setup.get("files")
     if not spec or candidate.domain not in ("desktop", "tools"):
         return []
+    # heavy: PIL, docx, faker, jinja2, lxml, numpy, openpyxl, pptx, reportlab, imported when this runs
     from guiforge.gates.file_gate import check_files
     from guiforge.preparers.files import prepare_workspace
 

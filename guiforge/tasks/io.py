@@ -19,6 +19,7 @@ from guiforge.tasks.interchange import (
 
 def _world(lake: Lake, world_id: str | None, cache: dict[str, str]):
     """The task's world (its files are rebuilt from it); worlds are read once."""
+    # heavy: faker, jinja2, imported when this runs
     from guiforge.worlds.model import World
 
     if not cache:

@@ -15,6 +15,7 @@ from guiforge.worlds.model import World
 def _files(world: World, spec: Any) -> dict[str, Any]:
     if not spec:
         return {}
+    # heavy: PIL, docx, lxml, numpy, openpyxl, pptx, reportlab, imported when this runs
     from guiforge.preparers.files import prepare_workspace
 
     return prepare_workspace(world, spec)

@@ -13,6 +13,7 @@ the way real inference servers behave.
 from __future__ import annotations
 
 import json
+import math
 import random
 import threading
 import time
@@ -45,8 +46,6 @@ class Recorded:
 
 def lognormal_latency(median_s: float = 0.2, p99_s: float = 2.0) -> Callable[[random.Random], float]:
     """A heavy-tailed latency: lognormal with the given median and 99th percentile."""
-    import math
-
     sigma = math.log(p99_s / median_s) / 2.3263  # z(0.99)
     mu = math.log(median_s)
     return lambda rng: rng.lognormvariate(mu, sigma)

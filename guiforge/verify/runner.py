@@ -13,7 +13,7 @@ import threading
 
 from guiforge.verify.contract import Criterion, FinalState, VerifierResult
 from guiforge.verify.registry import find_check
-from guiforge.verify.worker import read_message, write_message
+from guiforge.verify.wire import read_message, write_message
 
 INFEASIBLE_CRITERION = Criterion(
     id="reported_infeasible",

@@ -23,6 +23,7 @@ from guiforge.worlds.background_mail import add_mail
 from guiforge.worlds.background_money import add_money
 from guiforge.worlds.formats import company_domain, slug, unique_email
 from guiforge.worlds.model import Contact, Event, World
+from guiforge.worlds.places import country_code
 from guiforge.worlds.runtime import shared_faker, stable_hash
 from guiforge.worlds.seeds import data_dir, locale_info
 
@@ -94,8 +95,6 @@ def with_background(world: World, contacts: int = 44) -> World:
 
 
 def _country_code(name: str) -> str:
-    from guiforge.worlds.places import country_code
-
     return country_code(name)
 
 

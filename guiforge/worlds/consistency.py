@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from guiforge.worlds.background_docs import check_budget
 from guiforge.worlds.formats import AMOUNT_RE, find_date, find_number, parse_amounts
 from guiforge.worlds.model import Document, Email, Fact, Sheet, World
 from guiforge.worlds.sources import SourceError, data_rows, resolve
@@ -30,7 +31,6 @@ def check_world(world: World) -> list[Problem]:
     out: list[Problem] = []
     for check in (_identity, _references, _times, _documents, _facts, _citations, _quoted_totals):
         out.extend(check(world))
-    from guiforge.worlds.background_docs import check_budget
 
     out.extend(Problem(code, message) for code, message in check_budget(world))
     from guiforge.worlds.coherence import check_coherence  # real-world data: loaded on first use
