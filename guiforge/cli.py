@@ -65,6 +65,7 @@ def run(
     """Run a pipeline (default: the shipped offline pipeline) into the lake.
 
     Rerunning the same config continues the same run: committed shards are skipped."""
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.orchestration.compile import load_pipeline
     from guiforge.orchestration.runner import run_pipeline
 
@@ -87,6 +88,7 @@ def run(
 
 def _print_outputs(pipeline) -> None:
     """Where the run's datasets and report are: what a user opens next."""
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.lake.store import Lake
     from guiforge.report.artifacts import report_location
 
@@ -105,6 +107,7 @@ def _print_outputs(pipeline) -> None:
 def validate(config: Annotated[Path, typer.Argument(help="pipeline YAML to check")], lake: LakeOpt = None) -> None:
     """Check a pipeline file without running it: keys, types, counts, stage inputs, the
     cards, scenarios and names it uses, and that its lake can be written."""
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.orchestration.compile import load_pipeline
     from guiforge.preflight import preflight
 
@@ -122,6 +125,7 @@ def stats(
                                                             "viewports, the teacher's thoughts and recoveries")] = False,
 ) -> None:
     """Rows per table and run in the lake (through DuckDB), and why rows were excluded."""
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.orchestration.compile import load_pipeline
 
     uri = lake or load_pipeline(None).config.lake
@@ -153,6 +157,7 @@ def report(
     out_path: Annotated[str, typer.Option("--out", help="HTML file to write (a path or fsspec URI)")] = "report.html",
 ) -> None:
     """One static HTML page of plots and sample trajectories over the lake (opens offline)."""
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.orchestration.compile import load_pipeline
     from guiforge.report import write_report
 
@@ -167,6 +172,7 @@ app.add_typer(skills_app, name="skills")
 @skills_app.command("list")
 def skills_list() -> None:
     """Every card: domains, apps, difficulty."""
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.paths import SKILLS_DIR
     from guiforge.skills.loader import load_cards
 
@@ -188,6 +194,7 @@ def skills_check(
     package: Annotated[bool, typer.Option(help="run the package gate in the real environment")] = True,
 ) -> None:
     """Bind cards on sample worlds and run every instance through the gates."""
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.paths import SKILLS_DIR
     from guiforge.skills.check import check_cards, load_selected, sample_worlds
 
@@ -216,6 +223,7 @@ def tasks_export(
     run_id: Annotated[str | None, typer.Option("--run-id", help="only this run")] = None,
 ) -> None:
     """Write every task of the lake as a JSON file."""
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.lake.store import Lake
     from guiforge.orchestration.compile import load_pipeline
     from guiforge.tasks.io import export_tasks
@@ -233,6 +241,7 @@ def tasks_import(
     run_id: Annotated[str, typer.Option("--run-id", help="the run to file them under")] = "imported",
 ) -> None:
     """Read JSON task files into the lake's tasks table."""
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.lake.store import Lake
     from guiforge.orchestration.compile import load_pipeline
     from guiforge.tasks.io import import_tasks
@@ -256,6 +265,7 @@ def export_cmd(
     = "guiforge",
 ) -> None:
     """Write the run's training datasets: SFT rows, the RL prompt set, a dataset card."""
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.export import commit_export, export_run
     from guiforge.lake.store import Lake
     from guiforge.orchestration.compile import load_pipeline
@@ -274,6 +284,7 @@ def export_cmd(
 
 
 def _print_stats(lake_uri: str, run_id: str | None) -> None:
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.catalog import counts, exclusion_reasons, rollout_summary, write_catalog
     from guiforge.lake.store import Lake
 
@@ -313,6 +324,7 @@ def _print_stats(lake_uri: str, run_id: str | None) -> None:
 
 def _print_curation(lake, run_id: str | None) -> None:
     """The funnel (trajectories -> accepted -> RL pool, by domain) and the judge audit."""
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.catalog import open_catalog
 
     con = open_catalog(lake)
@@ -344,6 +356,7 @@ def _print_curation(lake, run_id: str | None) -> None:
 
 
 def _print_rounds(lake, run_id: str | None) -> None:
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.curation.round_stats import round_summary
 
     rows = round_summary(lake, run_id)
@@ -360,6 +373,7 @@ def main() -> None:
     debug = "--debug" in sys.argv or os.environ.get("GUIFORGE_DEBUG") == "1"
     if "--debug" in sys.argv:
         sys.argv.remove("--debug")
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.shutdown import Interrupted
 
     try:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from guiforge.lake.blobs import CONTENT_TABLES
+from guiforge.lake.lock import live_runs
 from guiforge.lake.store import MANIFEST_DIR, TMP_MARK, Lake
 
 # content table -> the (table, column) pairs whose values name its hashes
@@ -163,8 +164,6 @@ def remove_run(lake: Lake, run_id: str, dry_run: bool = False) -> Deletion:
 
 def collect(lake: Lake, dry_run: bool = False) -> Deletion:
     """Mark and sweep the whole lake, skipping runs a live process is writing."""
-    from guiforge.lake.lock import live_runs
-
     busy = live_runs(lake)
     entries = all_entries(lake)
     listed = {lake.resolve(p) for e in entries for p in e.files().values()}

@@ -9,9 +9,13 @@ from typing import Literal
 
 from guiforge import shutdown
 from guiforge.errors import GuiforgeError
+from guiforge.lake.gc import all_entries, remove_run
+from guiforge.lake.lock import RunLock
 from guiforge.lake.store import Lake
 from guiforge.orchestration.engine import Reporter, StageSummary
 from guiforge.orchestration.pipeline import Pipeline
+from guiforge.orchestration.prefect_env import configure, drain_events
+from guiforge.orchestration.server import run_home, temporary_server
 
 
 def run_pipeline(
@@ -23,9 +27,6 @@ def run_pipeline(
 ) -> list[StageSummary]:
     """Run ``pipeline`` under its run's lock. SIGINT/SIGTERM stop it: nothing in flight is
     committed and :class:`~guiforge.shutdown.Interrupted` says what was."""
-    from guiforge.lake.gc import remove_run
-    from guiforge.lake.lock import RunLock
-
     lake = Lake(pipeline.config.lake)
     shutdown.reset()
     with lake_errors(lake), RunLock(lake, pipeline.run_id), shutdown.handling_signals():
@@ -50,6 +51,7 @@ def run_pipeline(
             # whatever failed while environments closed under the run: the interruption is the news
         if shutdown.requested():
             raise shutdown.Interrupted(interrupted_line(lake, pipeline), shutdown.signal_number())
+    # heavy: duckdb, imported when this runs
     from guiforge.catalog import write_catalog
 
     write_catalog(lake)
@@ -58,8 +60,6 @@ def run_pipeline(
 
 def interrupted_line(lake: Lake, pipeline: Pipeline) -> str:
     """What an interrupted run committed and how to resume it, in one line."""
-    from guiforge.lake.gc import all_entries
-
     per_stage: dict[str, int] = {}
     for e in all_entries(lake, pipeline.run_id):
         per_stage[e.stage] = per_stage.get(e.stage, 0) + 1
@@ -92,10 +92,7 @@ def lake_errors(lake: Lake) -> Iterator[None]:
 
 
 def _run_prefect(pipeline: Pipeline, reporter: Reporter | None, verbose: bool) -> list[StageSummary]:
-    from guiforge.orchestration.prefect_env import configure, drain_events
-
     configure(verbose)
-    from guiforge.orchestration.server import run_home, temporary_server
 
     with temporary_server(home=run_home(Lake(pipeline.config.lake), pipeline.run_id)):
         from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings

@@ -22,6 +22,8 @@ from guiforge.judge.accept import (
 )
 from guiforge.judge.evidence import FrameDiffer, JudgeView, build_view, choose_key_frames
 from guiforge.judge.verdict import Verdict
+from guiforge.lake.images import ImageReader
+from guiforge.models.loop import event_loop
 from guiforge.stages.base import ShardPlan, Stage, StageConfig
 
 _STEP_COLUMNS = ["trajectory_id", "step_index", "image_sha256", "action", "feedback", "error", "target_json"]
@@ -92,8 +94,6 @@ class JudgeStage(Stage):
         return ctx.resource(f"{self.name}:tasks", load)
 
     def run(self, ctx, shard: ShardPlan):
-        from guiforge.lake.images import ImageReader
-
         trajectories: list[dict] = []
         by_trajectory: dict[str, list[dict]] = {}
         for trajectories_path, steps_path in shard.params["parts"]:
@@ -137,8 +137,8 @@ class JudgeStage(Stage):
             text = ocr.read_many((sha, images[sha]) for sha in sorted(wanted))
             return [judge.judge(v, text) for v in views]
 
+        # heavy: jinja2, imported when this runs
         from guiforge.judge.model_judge import ajudge
-        from guiforge.models.loop import event_loop
 
         client = ctx.client(role)
         types = {sha: media_type(data) for sha, data in images.items()}

@@ -23,7 +23,7 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from guiforge.envs.web.cdp import Call
+from guiforge.envs.web.cdp import Call, CdpError
 
 if TYPE_CHECKING:
     from guiforge.envs.web.browser import BrowserSession
@@ -96,8 +96,6 @@ class BeginFrames(Frames):
         pending for good: every later beginFrame was refused ("Another frame is pending"),
         the clock stopped and the next input waited past its deadline. Retried while
         Chromium still reports a frame in flight."""
-        from guiforge.envs.web.cdp import CdpError
-
         for _ in range(tries):
             try:
                 # a frame with a screenshot is drawn in full, which a resize waits for
