@@ -15,8 +15,8 @@ import yaml
 
 from guiforge.paths import SCENARIOS_DIR
 from guiforge.worlds import places
-from guiforge.worlds.consistency import Problem
 from guiforge.worlds.model import World
+from guiforge.worlds.problem import Problem
 from guiforge.worlds.seeds import load_persona_seeds, locale_info
 
 SELF_EMPLOYED = "Self-employed"
