@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
+import click
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -130,6 +131,7 @@ def stats(
 
     uri = lake or load_pipeline(None).config.lake
     if realism:
+        # heavy: the realism figures' stack (faker, jinja2), only with --realism
         from guiforge.cli_realism import print_realism
 
         print_realism(out, uri, run_id)
@@ -396,8 +398,6 @@ def main() -> None:
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except Exception as exc:  # click usage errors and unexpected faults: one line, not a traceback
-        import click
-
         if isinstance(exc, click.ClickException):
             exc.show()
             sys.exit(exc.exit_code)

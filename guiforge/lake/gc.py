@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from guiforge.errors import GuiforgeError
 from guiforge.lake.blobs import CONTENT_TABLES
 from guiforge.lake.lock import live_runs
 from guiforge.lake.store import MANIFEST_DIR, TMP_MARK, Lake
@@ -79,7 +80,6 @@ def referenced(lake: Lake, table: str, entries: Iterable[Entry]) -> set[str]:
                 try:
                     out |= _hashes(lake, lake.resolve(path), column)
                 except (OSError, ValueError) as exc:  # what it refers to is unknown: delete nothing
-                    from guiforge.errors import GuiforgeError
 
                     raise GuiforgeError(f"lake gc: {lake.relative(lake.resolve(path))} does not open ({str(exc)[:80]}); "
                                         "nothing was deleted: see `guiforge lake check`") from None

@@ -36,6 +36,7 @@ def drain_events(timeout_s: float = 10.0) -> None:
     """Send the state events still queued (a failed or interrupted run leaves some) before
     the temporary server stops, instead of retrying them against a dead server at exit."""
     with contextlib.suppress(Exception):
+        # heavy: prefect, imported when this runs
         from prefect.events.worker import EventsWorker
 
         EventsWorker.drain_all(timeout=timeout_s)

@@ -12,7 +12,8 @@ from guiforge.errors import GuiforgeError
 from guiforge.lake.gc import all_entries, remove_run
 from guiforge.lake.lock import RunLock
 from guiforge.lake.store import Lake
-from guiforge.orchestration.engine import Reporter, StageSummary
+from guiforge.orchestration.context import RunContext
+from guiforge.orchestration.engine import Reporter, StageSummary, run_local
 from guiforge.orchestration.pipeline import Pipeline
 from guiforge.orchestration.prefect_env import configure, drain_events
 from guiforge.orchestration.server import run_home, temporary_server
@@ -35,11 +36,9 @@ def run_pipeline(
         summaries: list[StageSummary] = []
         try:
             if executor == "local":
-                from guiforge.orchestration.context import RunContext
-                from guiforge.orchestration.engine import run_local
-
                 summaries = run_local(RunContext(pipeline, lake), reporter=reporter)
                 if not shutdown.requested():
+                    # heavy: the report's stack (duckdb, plotly), imported when this runs
                     from guiforge.report.artifacts import publish_report
 
                     publish_report(lake, pipeline.run_id)  # on Prefect, the parent flow writes it
@@ -95,6 +94,7 @@ def _run_prefect(pipeline: Pipeline, reporter: Reporter | None, verbose: bool) -
     configure(verbose)
 
     with temporary_server(home=run_home(Lake(pipeline.config.lake), pipeline.run_id)):
+        # heavy: prefect (and below, the flows), only on the Prefect path
         from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
 
         from guiforge.flows.dag import pipeline_flow, set_reporter

@@ -77,6 +77,7 @@ def publish_stage(lake: Lake, run_id: str, summary: dict[str, Any]) -> None:
     if not _in_flow_run():
         return
     try:
+        # heavy: prefect, imported when this runs
         from prefect.artifacts import create_markdown_artifact
 
         create_markdown_artifact(markdown=stage_markdown(lake, run_id, summary), key=artifact_key(summary["stage"]),
@@ -101,6 +102,7 @@ def publish_report(lake: Lake, run_id: str) -> str | None:
         return None
     if _in_flow_run():
         try:
+            # heavy: prefect, imported when this runs
             from prefect.artifacts import create_link_artifact
 
             link = f"file://{where}" if "://" not in where else where

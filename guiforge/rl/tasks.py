@@ -9,6 +9,7 @@ import json
 import threading
 from typing import Any
 
+from guiforge.envs import EnvManager, default_factories
 from guiforge.envs.actions import Action
 from guiforge.envs.base import EnvSpec, TaskSpec
 from guiforge.export.target import Target
@@ -24,8 +25,6 @@ def shared_manager(instances: int = 2):
     global _manager
     with _lock:
         if _manager is None:
-            from guiforge.envs import EnvManager, default_factories
-
             _manager = EnvManager(default_factories(), max_instances=instances)
             atexit.register(_manager.close)
         return _manager

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from guiforge.envs import EnvManager, default_factories
 from guiforge.errors import GuiforgeError
 from guiforge.gates.package_gate import PackageGate
 from guiforge.gates.text_gates import leaks, speaks_to_model, unknown_entities
@@ -47,8 +48,6 @@ def check_cards(cards: list[SkillCard], worlds: list[World], seed: int = 1, pack
 
     manager = None
     if package:
-        from guiforge.envs import EnvManager, default_factories
-
         manager = EnvManager(default_factories(), max_instances=1)
     try:
         for card in cards:

@@ -97,6 +97,7 @@ class DiagnoseStage(Stage):
             counted, unsolved = solved(facts)
             return {"diagnoses": knowledge_rows(standouts(counted, th), rates(facts), tasks, name, round_, unsolved)}
         if not model.offline:
+            # heavy: the model path (asyncio client loop, fsspec), only with a model configured
             from guiforge.curation.diagnoser import diagnose_with_model
 
             rows = diagnose_with_model(ctx.client(self.model_role), samples, rows, round_, c.concurrency)

@@ -56,8 +56,6 @@ class ExportStage(Stage):
         if self.config.out:
             return Path(self.config.out) / ctx.run_id
         if not ctx.lake.is_local:
-            from guiforge.errors import GuiforgeError
-
             raise GuiforgeError(f"stages.{self.name}.out: the lake {ctx.lake.uri} is not on local disk: "
                                 "set a local folder for the exports")
         return Path(ctx.lake.root).parent / "exports" / ctx.run_id

@@ -21,6 +21,8 @@ from guiforge.judge.accept import (
     policy_for,
 )
 from guiforge.judge.evidence import FrameDiffer, JudgeView, build_view, choose_key_frames
+from guiforge.judge.ocr import ScreenReader
+from guiforge.judge.offline import OfflineJudge
 from guiforge.judge.verdict import Verdict
 from guiforge.lake.images import ImageReader
 from guiforge.models.loop import event_loop
@@ -128,8 +130,6 @@ class JudgeStage(Stage):
         model = ctx.model(role)
         if model.offline:
             views = [prepare(v) for v in views]
-            from guiforge.judge.ocr import ScreenReader
-            from guiforge.judge.offline import OfflineJudge
 
             ocr = ctx.resource(f"ocr:{self.config.ocr_workers}", lambda: ScreenReader(ctx.lake, self.config.ocr_workers))
             judge = OfflineJudge(self.config.threshold)

@@ -92,8 +92,6 @@ class SkillsStage(Stage):
         wanted = set(cards) if self.config.include == "all" else set(self.config.include)
         unknown = wanted - set(cards)
         if unknown:
-            from guiforge.errors import GuiforgeError
-
             raise GuiforgeError(f"stages.{self.name}.include: no skill card {sorted(unknown)} under {folder}")
         rows = []
         for skill_id in sorted(wanted - set(self.config.exclude)):

@@ -118,6 +118,7 @@ class WorldsStage(Stage):
         if model.offline:
             built = self._build_offline(ctx, jobs)
         else:
+            # heavy: faker, jinja2, only with a model configured
             from guiforge.authoring.world_llm import build_worlds_llm
 
             built = build_worlds_llm(ctx.client(self.model_role), jobs, ctx.seed)

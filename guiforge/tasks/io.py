@@ -60,6 +60,7 @@ def export_tasks(lake: Lake, out: Path, fmt: str = "guiforge", run_id: str | Non
         if row["domain"] == "desktop" and setup.get("files"):
             world = _world(lake, row["world_id"], worlds)
             if world is not None:
+                # heavy: the file preparers (openpyxl, python-pptx, python-docx, reportlab)
                 from guiforge.preparers.files import prepare_workspace
 
                 files = _write_files(out / "files" / row["task_id"], prepare_workspace(world, setup["files"]))

@@ -32,6 +32,7 @@ def _tools_file(data: Any) -> Any:
 
 def build_setup(domain: str, apps: list[str], setup: dict[str, Any], world: World) -> dict[str, Any]:
     if domain in ("web", "mobile"):
+        # heavy: faker, jinja2 (the worlds package), imported when this runs
         from guiforge.preparers.web_apps import web_setup
 
         return web_setup(world, apps=setup.get("apps") or apps, start=setup.get("start"))
