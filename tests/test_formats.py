@@ -318,8 +318,10 @@ def test_registry_is_open():
     assert get_format("guiforge.harness.formats.uitars:UITars").name == "uitars"
     with pytest.raises(ValueError, match="unknown action format 'nope'"):
         get_format("nope")
-    with pytest.raises(ValueError, match="cannot be loaded"):
+    with pytest.raises(ValueError, match="no module named 'guiforge.nowhere'"):
         get_format("guiforge.nowhere:Thing")
+    with pytest.raises(ValueError, match="not an ActionFormat subclass"):
+        get_format("guiforge.harness.formats:get_format")
 
 
 WRONG_TYPES = [None, "abc", -1, 1e9, [1], {"a": 1}, True, "", [None, None], float("nan")]

@@ -11,7 +11,7 @@ from functools import cache
 
 from guiforge.errors import GuiforgeError
 
-_lock = threading.Lock()
+_lock = threading.RLock()  # a plugin module may look another plugin up while it loads
 
 
 class PluginError(GuiforgeError):
@@ -79,7 +79,7 @@ def load_value(value: str, what: str) -> object:
     """Import ``module:attr`` (``attr`` may be dotted) and return the object. ``what`` names
     it in the error: ``stage kind 'x'``."""
     module_name, _, attr = value.partition(":")
-    with _lock:  # two threads importing the same plugin module must not see it half-made
+    with _lock:  # one plugin import at a time: a half-made module is never handed out
         try:
             obj: object = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
