@@ -15,11 +15,12 @@ from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from guiforge.config import Pipeline, build_pipeline
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.lake.store import Lake
+from guiforge.orchestration.compile import build_pipeline, load_pipeline
 from guiforge.orchestration.context import RunContext
 from guiforge.orchestration.engine import PlannedShard, Reporter, execute_stage, run_shard
+from guiforge.orchestration.pipeline import Pipeline
 from guiforge.report.artifacts import publish_report, publish_stage
 from guiforge.stages.base import ShardPlan
 
@@ -84,7 +85,5 @@ def pipeline_flow(pipeline: dict[str, Any], run_name: str = "run") -> list[dict]
 def run_config(config: str = "pipeline.yaml", lake: str | None = None, run_id: str | None = None) -> list[dict]:
     """Entry point for Prefect deployments (prefect.yaml): load, validate and run a
     pipeline file, exactly as `guiforge run CONFIG` does."""
-    from guiforge.config import load_pipeline
-
     pipeline = load_pipeline(config, lake=lake, run_id=run_id)
     return pipeline_flow(pipeline.to_dict(), run_name=pipeline.run_id)

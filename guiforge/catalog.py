@@ -10,7 +10,8 @@ from pathlib import Path
 import duckdb
 
 from guiforge.lake.store import Lake
-from guiforge.schemas import TABLES
+from guiforge.lake.tables import all_tables
+from guiforge.views import create_views
 
 CATALOG_NAME = "catalog.duckdb"
 
@@ -37,9 +38,7 @@ def table_source(lake: Lake, table: str) -> str | None:
 def create_table_views(con: duckdb.DuckDBPyConnection, lake: Lake) -> None:
     """One view per table (an empty table of the right columns where nothing is committed,
     so queries still bind), then the ready-made views of guiforge/views.py over them."""
-    from guiforge.views import create_views
-
-    for name, spec in TABLES.items():
+    for name, spec in all_tables().items():
         source = table_source(lake, name)
         if source:
             con.execute(f"CREATE VIEW {name} AS SELECT * FROM {source}")
@@ -91,7 +90,7 @@ def counts(lake: Lake) -> list[TableCount]:
     con = connect(lake)
     out = []
     try:
-        for name in TABLES:
+        for name in all_tables():
             source = table_source(lake, name)
             if not source:
                 continue

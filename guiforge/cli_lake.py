@@ -16,8 +16,9 @@ LakeOpt = Annotated[str | None, typer.Option("--lake", help="lake root: a path o
 
 
 def _lake(uri: str | None):
-    from guiforge.config import load_pipeline
+    # heavy: jinja2, numpy, imported when this runs
     from guiforge.lake.store import Lake
+    from guiforge.orchestration.compile import load_pipeline
 
     return Lake(uri or load_pipeline(None).config.lake)
 
@@ -27,6 +28,7 @@ def check(lake: LakeOpt = None,
           limit: Annotated[int, typer.Option(help="problems to list at most")] = 20) -> None:
     """Every manifest entry's file exists with its recorded size and sha256, every image a
     row refers to is stored, no file is outside the manifests. Exit 1 on any problem."""
+    # heavy: numpy, imported when this runs
     from guiforge.lake.check import check_lake
 
     the_lake = _lake(lake)
@@ -45,6 +47,7 @@ def gc(lake: LakeOpt = None,
        dry_run: Annotated[bool, typer.Option("--dry-run", help="list what would go, delete nothing")] = False) -> None:
     """Mark and sweep: delete files no manifest lists (half-written or left by a killed run)
     unless a committed row refers to their content; runs being written are left alone."""
+    # heavy: numpy, imported when this runs
     from guiforge.lake.gc import collect
 
     the_lake = _lake(lake)

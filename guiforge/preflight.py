@@ -8,15 +8,14 @@ import os
 import uuid
 from pathlib import Path
 
-from guiforge.config import Pipeline
 from guiforge.errors import ConfigError, GuiforgeError
+from guiforge.lake.store import Lake
+from guiforge.orchestration.pipeline import Pipeline
 
 
 def check_lake_writable(uri: str) -> None:
     """Raise a one-line error if the lake at ``uri`` cannot be written (nothing is created
     on a local disk; elsewhere a probe file is written and deleted)."""
-    from guiforge.lake.store import Lake
-
     lake = Lake(uri)
     if lake.is_local:
         path = Path(lake.root)

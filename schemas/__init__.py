@@ -404,6 +404,7 @@ def table_spec(name: str) -> TableSpec:
 
 def hf_features(name: str):
     """Hugging Face ``datasets.Features`` for a table, derived from its Arrow schema."""
+    # heavy: datasets, numpy, pandas, imported when this runs
     from datasets import Features
 
     return Features.from_arrow_schema(table_spec(name).schema)

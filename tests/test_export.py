@@ -15,7 +15,6 @@ import pytest
 import yaml
 from datasets import load_dataset
 
-from guiforge.config import build_pipeline
 from guiforge.envs.actions import to_pixels
 from guiforge.errors import GuiforgeError
 from guiforge.export import export_run
@@ -26,6 +25,7 @@ from guiforge.harness.context import ContextPolicy
 from guiforge.harness.formats import COORD_KINDS, ParseError, get_format
 from guiforge.harness.parser import parse_reply
 from guiforge.lake import Lake, ShardCommit, commit_shard
+from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.runner import run_pipeline
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from guiforge.config import build_pipeline
 from guiforge.lake import Lake
+from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.runner import run_pipeline
 from guiforge.paths import PROJECT_ROOT
 

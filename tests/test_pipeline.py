@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from guiforge.catalog import counts, write_catalog
-from guiforge.config import build_pipeline
 from guiforge.lake import Lake
+from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.runner import run_pipeline
 
 SMALL = {"name": "small", "seed": 11, "workers": 2,

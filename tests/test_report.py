@@ -15,10 +15,10 @@ from markupsafe import escape
 from playwright.sync_api import sync_playwright
 
 from guiforge.catalog import write_catalog
-from guiforge.config import build_pipeline
 from guiforge.envs.web.browser import CHROMIUM, CHROMIUM_ARGS
 from guiforge.lake import Lake
 from guiforge.lake.writer import ShardCommit, commit_shard
+from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.runner import run_pipeline
 from guiforge.paths import DATA_DIR, PROJECT_ROOT
 from guiforge.report import write_report

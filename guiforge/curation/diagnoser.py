@@ -13,6 +13,8 @@ from pydantic import BaseModel, Field
 from guiforge.curation.diagnosis import TaskSamples, _row
 from guiforge.curation.differ import Step
 from guiforge.models.base import Message, prompt_hash
+from guiforge.models.loop import run
+from guiforge.models.structured import agenerate
 
 MODES = ("wrong_element", "point_off_target", "wrong_text", "step_skipped", "stopped_early", "other_action")
 
@@ -54,9 +56,6 @@ def diagnose_with_model(client, samples: list[TaskSamples], rows: list[dict], ro
                         ) -> list[dict]:
     """``rows`` with every action-level row replaced by the model's diagnosis of the same
     pair (a parse failure keeps the differ's row, marked as such)."""
-    from guiforge.models.loop import run
-    from guiforge.models.structured import agenerate
-
     name = f"{client.config.provider}:{client.config.model}"
     pairs = [(ts, f, ts.successes[0]) for ts in samples if ts.successes for f in ts.failures]
     gate = asyncio.Semaphore(concurrency)

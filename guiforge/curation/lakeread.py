@@ -6,6 +6,8 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from guiforge.lake.images import ImageReader
+
 
 def read_rows(ctx, table: str, columns: list[str] | None = None, where: tuple[str, set] | None = None) -> list[dict]:
     """Rows of ``table`` from the shards this stage sees; ``where=(column, values)`` keeps
@@ -34,7 +36,6 @@ def images_by_sha(ctx, shas: set[str]) -> dict[str, tuple[bytes, str]]:
     """sha256 -> (bytes, media type) for the screenshots asked for."""
     if not shas:
         return {}
-    from guiforge.lake.images import ImageReader
 
     # through the lake's one image API: it also finds frames kept when their shard was pruned
     reader = ctx.resource("image-reader", lambda: ImageReader(ctx.lake))

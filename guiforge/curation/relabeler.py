@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from guiforge.curation.consistency import check_consistency
 from guiforge.curation.thoughts import StepContext, element_name, write_thought
 from guiforge.models.base import ImagePart, Message, prompt_hash
+from guiforge.models.structured import agenerate, extract_json
 
 ATTEMPTS = 2  # the first try, then one retry with the failed check fed back
 
@@ -67,8 +68,6 @@ def prompt(ctx: StepContext, image: bytes | None, media_type: str = "image/png")
 
 
 async def relabel_with_model(client, ctx: StepContext, image: bytes | None, media_type: str = "image/png") -> Relabeled:
-    from guiforge.models.structured import agenerate
-
     messages = prompt(ctx, image, media_type)
     result = await agenerate(client, messages, ThoughtReply, attempts=ATTEMPTS,
                              extra_check=lambda v: [r] if (r := _verdict(v.thought, ctx)) else [])
@@ -81,8 +80,6 @@ async def relabel_with_model(client, ctx: StepContext, image: bytes | None, medi
     # The last reply: its thought if it parsed (kept, marked inconsistent), else nothing usable.
     last = result.completions[-1].text if result.completions else ""
     try:
-        from guiforge.models.structured import extract_json
-
         thought = ThoughtReply.model_validate(extract_json(last)).thought
         reason = _verdict(thought, ctx) or result.errors[-1]
     except ValueError:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from guiforge.envs.actions import Action
+from guiforge.verify.contract import Criterion, FinalState, VerifierResult  # noqa: F401 - part of the environment contract
 
 Domain = Literal["web", "mobile", "desktop", "tools"]
 
@@ -46,19 +46,6 @@ class EnvSpec(BaseModel):
         # Apps are loaded per task, so instances differ only by domain/viewport/variant;
         # the viewport (second) and theme (last) are the look: see EnvManager's families.
         return (self.domain, self.viewport, self.variant, self.device, self.screenshot_scale, self.theme)
-
-
-class Criterion(BaseModel):
-    """One binary rubric criterion ``b_j`` with weight ``w_j``. ``check`` names a check
-    function from :mod:`guiforge.verify.checks` and its arguments."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    id: str
-    description: str = ""
-    weight: float = Field(default=1.0, gt=0)
-    required: bool = True
-    check: dict[str, Any]
 
 
 class TaskSpec(BaseModel):
@@ -103,28 +90,6 @@ class StepResult:
     done: bool = False  # answer/terminate was taken
     answer: str | None = None
     status: str | None = None
-
-
-@dataclass
-class VerifierResult:
-    score: float
-    success: bool
-    criteria: dict[str, int]
-    errors: list[str] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"score": self.score, "success": self.success, "criteria": self.criteria, "errors": self.errors}
-
-
-@dataclass
-class FinalState:
-    """What a verifier may read: app state JSON, the workspace, the agent's final answer."""
-
-    apps: dict[str, Any] = field(default_factory=dict)
-    workspace: Path | None = None
-    answer: str | None = None
-    status: str | None = None
-    terminal: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Environment(ABC):

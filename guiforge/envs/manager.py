@@ -18,6 +18,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from guiforge import shutdown
 from guiforge.envs.actions import Action
 from guiforge.envs.base import (
     EnvFailure,
@@ -146,8 +147,6 @@ class EnvManager:
                 self._cond.notify_all()
 
     def acquire(self, spec: EnvSpec, timeout_s: float = 120.0) -> Lease:
-        from guiforge.orchestration import shutdown
-
         shutdown.check("before starting an environment")  # a run that is stopping starts none
         key = spec.pool_key
         until = time.monotonic() + timeout_s

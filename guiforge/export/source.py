@@ -18,10 +18,21 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from guiforge.errors import GuiforgeError
+from guiforge.lake.exclusions import exclusion_row
 from guiforge.lake.store import Lake
-from guiforge.stages.base import exclusion_row
 
 STAGE = "export"
+# The columns an export keys on, by table: the contract the stages that write these tables
+# keep (the export stage declares it; the compile step checks every producer writes them).
+READS: dict[str, list[str]] = {
+    "trajectories": ["trajectory_id", "task_id", "sample_index", "success", "score", "env_failure", "harness_json"],
+    "steps": ["trajectory_id", "step_index", "image_sha256", "action", "prompt_json", "raw_output"],
+    "tasks": ["task_id", "domain", "instruction"],
+    "worlds": ["world_id", "persona_id", "scenario", "builder", "model", "prompt_hash"],
+    "judgments": ["trajectory_id", "accepted", "judge", "accept_reason", "accept_policy"],
+    "relabels": ["trajectory_id", "step_index"],
+    "rl_tasks": ["task_id", "domain", "rank", "world_id"],
+}
 
 
 @dataclass
@@ -125,8 +136,7 @@ def load_source(lake: Lake, run_id: str | None = None) -> Source:
     accepted = _accepted(src, trajectories, judgments)
 
     src.tasks = {t["task_id"]: t for t in _rows(lake, "tasks", run)}
-    src.worlds = {w["world_id"]: w for w in _rows(lake, "worlds", run, ["world_id", "persona_id", "scenario",
-                                                                          "builder", "model", "prompt_hash"])}
+    src.worlds = {w["world_id"]: w for w in _rows(lake, "worlds", run, READS["worlds"])}
     steps_by: dict[str, list[dict]] = defaultdict(list)
     for s in _rows(lake, "steps", run):
         steps_by[s["trajectory_id"]].append(s)

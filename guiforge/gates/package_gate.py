@@ -8,9 +8,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from guiforge import shutdown
 from guiforge.envs.base import EnvFailure, EnvSpec, TaskSpec
 from guiforge.envs.manager import EnvManager
-from guiforge.orchestration import shutdown
 from guiforge.teacher.reference import GroundingError, ReferenceProgram
 
 

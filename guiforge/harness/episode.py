@@ -16,6 +16,7 @@ from jinja2 import Environment as Jinja
 
 from guiforge.envs.actions import Action, action_pixels
 from guiforge.envs.base import EnvFailure, Observation, TaskSpec, VerifierResult
+from guiforge.envs.targets import element_at
 from guiforge.harness.context import ContextPolicy, Observed, Turn, build_messages, shared_prefix
 from guiforge.harness.formats import ActionFormat, CoordSystem, ParseError, get_format
 from guiforge.harness.policies import Policy, Reply, TurnInput
@@ -118,24 +119,6 @@ def _summary(action: Action | None, feedback: str, error: str | None) -> str:
     fields = action.model_dump(exclude_none=True)
     what = " ".join(f"{k}={v}" for k, v in fields.items() if k != "type")
     return f"{action.type} {what}".strip()[:160] + (f" -> {error}" if error else f" -> {feedback[:80]}" if feedback else "")
-
-
-_TARGET_KEYS = ("id", "tag", "role", "type", "label", "box")
-
-
-def element_at(obs: Observation, action: Action | None) -> dict[str, Any] | None:
-    """The smallest scanned element whose box holds the action's point (pixels), or None."""
-    elements = obs.debug.get("elements") or []
-    if action is None or action.x is None or action.y is None or not elements or not obs.width:
-        return None
-    point = action_pixels(action, obs.width, obs.height)
-    px, py = point["x"], point["y"]
-    hits = [e for e in elements if e.get("box") and e["box"][0] <= px < e["box"][0] + e["box"][2]
-            and e["box"][1] <= py < e["box"][1] + e["box"][3]]
-    if not hits:
-        return None
-    best = min(hits, key=lambda e: e["box"][2] * e["box"][3])
-    return {k: best.get(k) for k in _TARGET_KEYS}
 
 
 def policy_coords(policy: Policy, codec: ActionFormat, obs: Observation) -> CoordSystem:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from guiforge.lake.blobs import CONTENT_TABLES
 from guiforge.lake.gc import REFERENCES, _hashes, all_entries
+from guiforge.lake.lock import live_runs
 from guiforge.lake.store import Lake
 
 
@@ -56,8 +57,6 @@ def _readable_hashes(lake, path: str, column: str, report) -> set[str]:
 
 
 def check_lake(lake: Lake) -> CheckReport:
-    from guiforge.lake.lock import live_runs
-
     report = CheckReport()
     entries = all_entries(lake)
     report.entries = len(entries)

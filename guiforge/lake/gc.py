@@ -17,7 +17,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from guiforge.errors import GuiforgeError
 from guiforge.lake.blobs import CONTENT_TABLES
+from guiforge.lake.lock import live_runs
 from guiforge.lake.store import MANIFEST_DIR, TMP_MARK, Lake
 
 # content table -> the (table, column) pairs whose values name its hashes
@@ -78,7 +80,6 @@ def referenced(lake: Lake, table: str, entries: Iterable[Entry]) -> set[str]:
                 try:
                     out |= _hashes(lake, lake.resolve(path), column)
                 except (OSError, ValueError) as exc:  # what it refers to is unknown: delete nothing
-                    from guiforge.errors import GuiforgeError
 
                     raise GuiforgeError(f"lake gc: {lake.relative(lake.resolve(path))} does not open ({str(exc)[:80]}); "
                                         "nothing was deleted: see `guiforge lake check`") from None
@@ -163,8 +164,6 @@ def remove_run(lake: Lake, run_id: str, dry_run: bool = False) -> Deletion:
 
 def collect(lake: Lake, dry_run: bool = False) -> Deletion:
     """Mark and sweep the whole lake, skipping runs a live process is writing."""
-    from guiforge.lake.lock import live_runs
-
     busy = live_runs(lake)
     entries = all_entries(lake)
     listed = {lake.resolve(p) for e in entries for p in e.files().values()}

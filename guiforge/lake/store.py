@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from guiforge.errors import GuiforgeError
+from guiforge.lake.tables import table_spec
 
 MANIFEST_DIR = "_manifest"
 TMP_MARK = ".tmp-"
@@ -203,8 +204,6 @@ class Lake:
     def read_table(
         self, table: str, run_id: str | None = None, columns: list[str] | None = None
     ) -> pa.Table:
-        from guiforge.schemas import table_spec
-
         schema = table_spec(table).schema
         files = self.shard_files(table, run_id)
         if not files:

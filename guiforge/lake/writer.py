@@ -13,7 +13,8 @@ import pyarrow as pa
 from guiforge import __version__
 from guiforge.errors import GuiforgeError
 from guiforge.lake.store import Lake
-from guiforge.schemas import SCHEMA_VERSION, table_spec
+from guiforge.lake.tables import table_spec
+from guiforge.schemas import SCHEMA_VERSION
 
 Rows = Sequence[Mapping[str, Any]] | pa.Table
 

@@ -1,4 +1,4 @@
-"""Model clients: openai (and compatible servers), anthropic, and offline providers."""
+"""Model clients: openai (and compatible servers), anthropic, any provider plugin\n(guiforge.models.providers), and offline providers."""
 
 from __future__ import annotations
 
@@ -11,20 +11,15 @@ from guiforge.models.base import (
     prompt_hash,
 )
 from guiforge.models.config import ModelConfig
+from guiforge.models.providers import MODES, PROVIDERS
 
 
 def make_client(config: ModelConfig, cache=None) -> ModelClient:
     """A client for a resolved, non-offline model config."""
     config = config.resolved()
-    if config.provider == "openai":
-        from guiforge.models.openai_provider import OpenAIClient
-
-        return OpenAIClient(config, cache)
-    if config.provider == "anthropic":
-        from guiforge.models.anthropic_provider import AnthropicClient
-
-        return AnthropicClient(config, cache)
-    raise ValueError(f"provider {config.provider!r} has no network client; stages use their offline builder")
+    if config.provider in MODES:
+        raise ValueError(f"provider {config.provider!r} has no network client; stages use their offline builder")
+    return PROVIDERS.get(config.provider)(config, cache)
 
 
 __all__ = ["Completion", "ImagePart", "Message", "ModelClient", "ModelConfig", "TransientError",

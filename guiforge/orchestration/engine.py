@@ -4,14 +4,16 @@ shard, prune superseded shards. Prefect flows (guiforge.flows) wrap these calls.
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import as_completed as cf_as_completed
 from dataclasses import dataclass
 
-from guiforge import __version__
+from guiforge import __version__, shutdown
 from guiforge.errors import GuiforgeError
 from guiforge.lake.blobs import CONTENT_TABLES
 from guiforge.lake.fingerprint import fingerprint
+from guiforge.lake.gc import delete_entries
 from guiforge.lake.writer import ShardCommit, commit_shard
-from guiforge.orchestration import shutdown
 from guiforge.orchestration.context import RunContext
 from guiforge.orchestration.provenance import code_fingerprint, data_fingerprint
 from guiforge.stages.base import ShardPlan, Stage
@@ -136,8 +138,6 @@ def finish_stage(ctx: RunContext, stage: Stage, planned: list[PlannedShard]) -> 
     """Delete shards of this stage that the current plan no longer contains (the config or
     the code changed under the same run id), so no superseded row is ever read. Returns
     the number of shards removed."""
-    from guiforge.lake.gc import delete_entries
-
     keep = {p.fingerprint for p in planned}
     stale = [e for e in ctx.lake.manifest_entries(ctx.run_id, stage.name) if e["fingerprint"] not in keep]
     if stale:
@@ -209,9 +209,6 @@ def execute_stage(ctx: RunContext, stage: Stage, submit, as_completed, reporter:
 
 def run_local(ctx: RunContext, workers: int | None = None, reporter: Reporter | None = None) -> list[StageSummary]:
     """The same DAG without Prefect: a thread pool per stage. For tests and debugging."""
-    from concurrent.futures import ThreadPoolExecutor
-    from concurrent.futures import as_completed as cf_as_completed
-
     summaries = []
     try:
         with ThreadPoolExecutor(max_workers=workers or ctx.pipeline.config.workers) as pool:

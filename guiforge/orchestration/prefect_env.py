@@ -6,6 +6,7 @@ set in the environment win.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 DEFAULTS = {
@@ -34,9 +35,8 @@ def configure(verbose: bool = False) -> None:
 def drain_events(timeout_s: float = 10.0) -> None:
     """Send the state events still queued (a failed or interrupted run leaves some) before
     the temporary server stops, instead of retrying them against a dead server at exit."""
-    import contextlib
-
     with contextlib.suppress(Exception):
+        # heavy: prefect, imported when this runs
         from prefect.events.worker import EventsWorker
 
         EventsWorker.drain_all(timeout=timeout_s)

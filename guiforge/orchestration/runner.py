@@ -7,11 +7,16 @@ import contextlib
 from collections.abc import Iterator
 from typing import Literal
 
-from guiforge.config import Pipeline
+from guiforge import shutdown
 from guiforge.errors import GuiforgeError
+from guiforge.lake.gc import all_entries, remove_run
+from guiforge.lake.lock import RunLock
 from guiforge.lake.store import Lake
-from guiforge.orchestration import shutdown
-from guiforge.orchestration.engine import Reporter, StageSummary
+from guiforge.orchestration.context import RunContext
+from guiforge.orchestration.engine import Reporter, StageSummary, run_local
+from guiforge.orchestration.pipeline import Pipeline
+from guiforge.orchestration.prefect_env import configure, drain_events
+from guiforge.orchestration.server import run_home, temporary_server
 
 
 def run_pipeline(
@@ -22,10 +27,7 @@ def run_pipeline(
     verbose: bool = False,
 ) -> list[StageSummary]:
     """Run ``pipeline`` under its run's lock. SIGINT/SIGTERM stop it: nothing in flight is
-    committed and :class:`~guiforge.orchestration.shutdown.Interrupted` says what was."""
-    from guiforge.lake.gc import remove_run
-    from guiforge.lake.lock import RunLock
-
+    committed and :class:`~guiforge.shutdown.Interrupted` says what was."""
     lake = Lake(pipeline.config.lake)
     shutdown.reset()
     with lake_errors(lake), RunLock(lake, pipeline.run_id), shutdown.handling_signals():
@@ -34,11 +36,9 @@ def run_pipeline(
         summaries: list[StageSummary] = []
         try:
             if executor == "local":
-                from guiforge.orchestration.context import RunContext
-                from guiforge.orchestration.engine import run_local
-
                 summaries = run_local(RunContext(pipeline, lake), reporter=reporter)
                 if not shutdown.requested():
+                    # heavy: the report's stack (duckdb, plotly), imported when this runs
                     from guiforge.report.artifacts import publish_report
 
                     publish_report(lake, pipeline.run_id)  # on Prefect, the parent flow writes it
@@ -50,6 +50,7 @@ def run_pipeline(
             # whatever failed while environments closed under the run: the interruption is the news
         if shutdown.requested():
             raise shutdown.Interrupted(interrupted_line(lake, pipeline), shutdown.signal_number())
+    # heavy: duckdb, imported when this runs
     from guiforge.catalog import write_catalog
 
     write_catalog(lake)
@@ -58,8 +59,6 @@ def run_pipeline(
 
 def interrupted_line(lake: Lake, pipeline: Pipeline) -> str:
     """What an interrupted run committed and how to resume it, in one line."""
-    from guiforge.lake.gc import all_entries
-
     per_stage: dict[str, int] = {}
     for e in all_entries(lake, pipeline.run_id):
         per_stage[e.stage] = per_stage.get(e.stage, 0) + 1
@@ -92,12 +91,10 @@ def lake_errors(lake: Lake) -> Iterator[None]:
 
 
 def _run_prefect(pipeline: Pipeline, reporter: Reporter | None, verbose: bool) -> list[StageSummary]:
-    from guiforge.orchestration.prefect_env import configure, drain_events
-
     configure(verbose)
-    from guiforge.orchestration.server import run_home, temporary_server
 
     with temporary_server(home=run_home(Lake(pipeline.config.lake), pipeline.run_id)):
+        # heavy: prefect (and below, the flows), only on the Prefect path
         from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
 
         from guiforge.flows.dag import pipeline_flow, set_reporter

@@ -12,7 +12,9 @@ import logging
 import re
 from typing import Any
 
+from guiforge.catalog import connect, table_source
 from guiforge.lake.store import Lake
+from guiforge.report.build import write_report
 
 log = logging.getLogger(__name__)
 REPORTS_DIR = "_reports"
@@ -24,6 +26,7 @@ def artifact_key(*parts: str) -> str:
 
 
 def _in_flow_run() -> bool:
+    # heavy: prefect, imported when this runs
     from prefect.context import FlowRunContext
 
     return FlowRunContext.get() is not None
@@ -53,8 +56,6 @@ def stage_markdown(lake: Lake, run_id: str, summary: dict[str, Any]) -> str:
 
 
 def exclusion_reasons(lake: Lake, run_id: str, stage: str, limit: int = 20) -> list[tuple[str, str, int]]:
-    from guiforge.catalog import connect, table_source
-
     if not lake.shard_files("exclusions", run_id):
         return []
     source = table_source(lake, "exclusions")
@@ -76,6 +77,7 @@ def publish_stage(lake: Lake, run_id: str, summary: dict[str, Any]) -> None:
     if not _in_flow_run():
         return
     try:
+        # heavy: prefect, imported when this runs
         from prefect.artifacts import create_markdown_artifact
 
         create_markdown_artifact(markdown=stage_markdown(lake, run_id, summary), key=artifact_key(summary["stage"]),
@@ -93,8 +95,6 @@ def report_location(lake: Lake, run_id: str) -> str:
 def publish_report(lake: Lake, run_id: str) -> str | None:
     """Write the run's report beside the lake and publish it as a link artifact; returns
     where it is (None if it could not be written)."""
-    from guiforge.report.build import write_report
-
     try:
         where = write_report(lake, report_location(lake, run_id), run_id)
     except Exception as exc:
@@ -102,6 +102,7 @@ def publish_report(lake: Lake, run_id: str) -> str | None:
         return None
     if _in_flow_run():
         try:
+            # heavy: prefect, imported when this runs
             from prefect.artifacts import create_link_artifact
 
             link = f"file://{where}" if "://" not in where else where

@@ -29,6 +29,7 @@ from guiforge.rl.tasks import (
 def _image(data: bytes | None):
     if not data:
         return None
+    # heavy: PIL, imported when this runs
     from PIL import Image
 
     with Image.open(io.BytesIO(data)) as im:

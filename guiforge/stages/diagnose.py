@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from guiforge.curation.differ import Step
+from guiforge.curation.knowledge import Thresholds, rates, solved, standouts
 from guiforge.stages.base import ShardPlan, Stage, StageConfig
+from guiforge.stages.shared import round_of
 
 
 class DiagnoseConfig(StageConfig):
@@ -40,6 +43,7 @@ class DiagnoseStage(Stage):
         return ["diagnoses"]
 
     def plan(self, ctx) -> list[ShardPlan]:
+        # heavy: numpy, imported when this runs
         from guiforge.curation.lakeread import fingerprints, read_rows
 
         tasks = sorted({r["task_id"] for r in read_rows(ctx, "trajectories", ["task_id"])})
@@ -52,8 +56,10 @@ class DiagnoseStage(Stage):
         return plans
 
     def _samples(self, ctx, task_ids: set[str] | None) -> tuple[list, dict]:
+        # heavy: numpy, imported when this runs
         from guiforge.curation.diagnosis import TaskSamples
-        from guiforge.curation.differ import Step
+
+        # heavy: numpy, imported when this runs
         from guiforge.curation.lakeread import read_rows, task_index
 
         where = ("task_id", task_ids) if task_ids is not None else None
@@ -72,9 +78,8 @@ class DiagnoseStage(Stage):
                 for tid, trs in sorted(by_task.items()) if tid in tasks], tasks
 
     def run(self, ctx, shard: ShardPlan):
+        # heavy: numpy, imported when this runs
         from guiforge.curation.diagnosis import analyse_task, knowledge_rows
-        from guiforge.curation.knowledge import Thresholds, rates, solved, standouts
-        from guiforge.curation.rounds import round_of
 
         c = self.config
         round_ = round_of(ctx)
@@ -92,6 +97,7 @@ class DiagnoseStage(Stage):
             counted, unsolved = solved(facts)
             return {"diagnoses": knowledge_rows(standouts(counted, th), rates(facts), tasks, name, round_, unsolved)}
         if not model.offline:
+            # heavy: the model path (asyncio client loop, fsspec), only with a model configured
             from guiforge.curation.diagnoser import diagnose_with_model
 
             rows = diagnose_with_model(ctx.client(self.model_role), samples, rows, round_, c.concurrency)

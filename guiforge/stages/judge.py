@@ -9,14 +9,23 @@ a trajectory whose primary judge gave no verdict is judged again by the fallback
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
 
 from pydantic import Field
 
 from guiforge.filters import apply_filters
-from guiforge.judge.accept import ACCEPTED_REASON, filters_for, policy_for
+from guiforge.judge.accept import (
+    AcceptPolicy,
+    accepted_reason,
+    filters_for,
+    policies_of,
+    policy_for,
+)
 from guiforge.judge.evidence import FrameDiffer, JudgeView, build_view, choose_key_frames
+from guiforge.judge.ocr import ScreenReader
+from guiforge.judge.offline import OfflineJudge
 from guiforge.judge.verdict import Verdict
+from guiforge.lake.images import ImageReader
+from guiforge.models.loop import event_loop
 from guiforge.stages.base import ShardPlan, Stage, StageConfig
 
 _STEP_COLUMNS = ["trajectory_id", "step_index", "image_sha256", "action", "feedback", "error", "target_json"]
@@ -26,7 +35,7 @@ class JudgeConfig(StageConfig):
     model_role: str = "judge"
     fallback_role: str | None = Field(default=None, description="a second judge for the primary's parse failures")
     key_frames: int = Field(default=3, ge=1, le=16, description="screenshots a judge sees: the last + most changed")
-    accept: Literal["auto", "verifier", "judge", "both"] = Field(
+    accept: AcceptPolicy = Field(
         default="auto", description="SFT acceptance; auto: both where a verifier exists, judge where none")
     threshold: float = Field(default=0.6, ge=0, le=1, description="offline judge: score that counts as success")
     ocr_workers: int = Field(default=2, ge=1, le=32, description="tesseract processes at once (offline judge)")
@@ -87,8 +96,6 @@ class JudgeStage(Stage):
         return ctx.resource(f"{self.name}:tasks", load)
 
     def run(self, ctx, shard: ShardPlan):
-        from guiforge.lake.images import ImageReader
-
         trajectories: list[dict] = []
         by_trajectory: dict[str, list[dict]] = {}
         for trajectories_path, steps_path in shard.params["parts"]:
@@ -123,8 +130,6 @@ class JudgeStage(Stage):
         model = ctx.model(role)
         if model.offline:
             views = [prepare(v) for v in views]
-            from guiforge.judge.ocr import ScreenReader
-            from guiforge.judge.offline import OfflineJudge
 
             ocr = ctx.resource(f"ocr:{self.config.ocr_workers}", lambda: ScreenReader(ctx.lake, self.config.ocr_workers))
             judge = OfflineJudge(self.config.threshold)
@@ -132,8 +137,8 @@ class JudgeStage(Stage):
             text = ocr.read_many((sha, images[sha]) for sha in sorted(wanted))
             return [judge.judge(v, text) for v in views]
 
+        # heavy: jinja2, imported when this runs
         from guiforge.judge.model_judge import ajudge
-        from guiforge.models.loop import event_loop
 
         client = ctx.client(role)
         types = {sha: media_type(data) for sha, data in images.items()}
@@ -170,7 +175,7 @@ class JudgeStage(Stage):
                 "trajectory_error": t.get("error"),
             })
         exclusions = []
-        for policy in ("verifier", "judge", "both"):
+        for policy in policies_of(self.config.accept):
             group = [r for r in rows if policy_for(self.config.accept, r) == policy]
             if not group:
                 continue
@@ -181,7 +186,7 @@ class JudgeStage(Stage):
             for r in group:
                 r["accept_policy"] = policy
                 r["accepted"] = r["trajectory_id"] in kept
-                r["accept_reason"] = ACCEPTED_REASON[policy] if r["accepted"] else reasons[r["trajectory_id"]]
+                r["accept_reason"] = accepted_reason(policy) if r["accepted"] else reasons[r["trajectory_id"]]
             exclusions.extend(result.exclusions)
         for r in rows:
             for k in ("env_failure", "verifier_score", "trajectory_error"):

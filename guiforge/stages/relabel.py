@@ -8,12 +8,27 @@ their flags, and each has an ``exclusions`` row saying why SFT leaves it out.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Literal
 
 from pydantic import Field
 
-from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
+from guiforge.curation.consistency import ConsistencyFilter, DuplicateTargetFilter
+from guiforge.curation.lakeread import (
+    accepted_trajectories,
+    fingerprints,
+    images_by_sha,
+    read_rows,
+    task_index,
+)
+from guiforge.curation.relabeler import relabel_offline, relabel_with_model
+from guiforge.curation.sft_target import assistant_text, choose_mode, mark_duplicates
+from guiforge.curation.thoughts import StepContext
+from guiforge.filters import apply_filters
+from guiforge.lake.exclusions import exclusion_row
+from guiforge.models.loop import run
+from guiforge.stages.base import ShardPlan, Stage, StageConfig
 
 
 class RelabelConfig(StageConfig):
@@ -49,8 +64,6 @@ class RelabelStage(Stage):
         return ["relabels", "exclusions"]
 
     def plan(self, ctx) -> list[ShardPlan]:
-        from guiforge.curation.lakeread import accepted_trajectories, fingerprints, read_rows
-
         accepted = accepted_trajectories(ctx, self.config.accepted_from)
         by_task: dict[str, list[str]] = {}
         for r in read_rows(ctx, "trajectories", ["trajectory_id", "task_id"]):
@@ -65,13 +78,6 @@ class RelabelStage(Stage):
                 for i in range(0, len(tasks), size)]
 
     def run(self, ctx, shard: ShardPlan):
-        from guiforge.curation.consistency import ConsistencyFilter, DuplicateTargetFilter
-        from guiforge.curation.lakeread import images_by_sha, read_rows, task_index
-        from guiforge.curation.relabeler import relabel_offline, relabel_with_model
-        from guiforge.curation.sft_target import assistant_text, choose_mode, mark_duplicates
-        from guiforge.curation.thoughts import StepContext
-        from guiforge.filters import apply_filters
-
         wanted = set(shard.params["trajectories"])
         trajectories = {r["trajectory_id"]: r for r in read_rows(ctx, "trajectories", None, ("trajectory_id", wanted))}
         steps = read_rows(ctx, "steps", None, ("trajectory_id", wanted))
@@ -121,9 +127,6 @@ class RelabelStage(Stage):
                 "exclusions": excluded + dropped.exclusions}
 
     def _with_model(self, ctx, items, images_by_sha, relabel_with_model) -> list:
-        import asyncio
-
-        from guiforge.models.loop import run
 
         client = ctx.client(self.model_role)
         images = images_by_sha(ctx, {s["image_sha256"] for s, _, _ in items if s["image_sha256"]})

@@ -14,8 +14,9 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from guiforge.filters import apply_filters
+from guiforge.lake.exclusions import exclusion_row
 from guiforge.selection import Candidate, NoVariance, OutOfBand, TooFewValid, allocate, pick
-from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
+from guiforge.stages.base import ShardPlan, Stage, StageConfig
 
 
 class RlSelectConfig(StageConfig):

@@ -15,9 +15,13 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from guiforge.harness.context import ContextPolicy
-from guiforge.harness.policies import Noise
+from guiforge.harness.policies import ModelPolicy, Noise, ScriptedTeacher
+from guiforge.lake.blobs import ShardContent
 from guiforge.lake.fingerprint import fingerprint
+from guiforge.models.base import Message
+from guiforge.models.base import prompt_hash as hash_messages
 from guiforge.stages.base import ShardPlan, Stage, StageConfig
+from guiforge.stages.shared import env_manager, world_index
 from guiforge.teacher.weaknesses import Weaknesses
 
 
@@ -97,8 +101,6 @@ class RolloutsStage(Stage):
                 for i in range(0, len(chosen), size)]
 
     def policy_for(self, ctx, row: dict, sample: int):
-        from guiforge.harness.policies import ModelPolicy, ScriptedTeacher
-
         model = ctx.model(self.model_role)
         if model.offline:
             return ScriptedTeacher(json.loads(row["reference_json"]), row["domain"], row["variant"], self.config.noise,
@@ -108,9 +110,6 @@ class RolloutsStage(Stage):
         return ModelPolicy(ctx.client(self.model_role), sample=sample)
 
     def run(self, ctx, shard: ShardPlan):
-        from guiforge.lake.blobs import ShardContent
-        from guiforge.stages.shared import env_manager, world_index
-
         manager = env_manager(ctx, self.config.instances_per_domain)
         worlds = world_index(ctx)
         images = ShardContent(ctx.content_store("images"))  # this run's committed frames
@@ -124,10 +123,11 @@ class RolloutsStage(Stage):
             raise
 
     def _rollouts(self, ctx, shard, manager, worlds, images, harness) -> dict:
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.gates.package_gate import env_spec
         from guiforge.harness.episode import run_episode, system_prompt
-        from guiforge.models.base import Message
-        from guiforge.models.base import prompt_hash as hash_messages
+
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.tasks.materialize import task_spec
 
         cache: dict[str, dict] = {}

@@ -13,7 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import Field
 
-from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
+from guiforge.lake.exclusions import exclusion_row
+from guiforge.stages.base import ShardPlan, Stage, StageConfig
 from guiforge.stages.shared import env_manager, world_index
 
 
@@ -53,6 +54,7 @@ class TaskGatesStage(Stage):
                 for s in shards for i in range(0, s.rows, size)]
 
     def duplicates(self, ctx, paths: list[str]) -> dict[str, str]:
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.gates.text_gates import near_duplicates
 
         def build():
@@ -65,6 +67,7 @@ class TaskGatesStage(Stage):
         return ctx.resource(f"duplicates:{self.name}", build)
 
     def run(self, ctx, shard: ShardPlan):
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.gates.package_gate import PackageGate
         from guiforge.gates.text_gates import leaks, speaks_to_model, unknown_entities
         from guiforge.tasks.materialize import task_spec
@@ -127,6 +130,7 @@ class TaskGatesStage(Stage):
 
 def _pool_order(row: dict) -> str:
     """The environment pool a task's package gate acquires, as a sort key."""
+    # heavy: faker, jinja2, imported when this runs
     from guiforge.gates.package_gate import env_spec
 
     presentation = json.loads(row.get("presentation_json") or "null")

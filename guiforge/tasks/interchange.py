@@ -17,6 +17,7 @@ from typing import Any
 
 from guiforge.errors import GuiforgeError
 from guiforge.lake.ids import check_id
+from guiforge.tasks.osworld_eval import osworld_evaluator
 
 FORMAT = "guiforge.task/1"
 JSON_COLUMNS = ("setup", "rubric", "reference", "binding", "gate", "presentation")
@@ -106,8 +107,6 @@ def _config(task: dict[str, Any], files: dict[str, str] | None) -> list[dict[str
 
 def to_osworld(row: dict[str, Any], files: dict[str, str] | None = None) -> dict[str, Any]:
     """``files``: the task's workspace files, name -> where the export wrote it on the host."""
-    from guiforge.tasks.osworld_eval import osworld_evaluator
-
     task = to_guiforge_json(row)
     mapped = osworld_evaluator(task["rubric"]) if task["domain"] == "desktop" else None
     if task["feasible"] is False:

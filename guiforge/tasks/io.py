@@ -20,6 +20,7 @@ from guiforge.tasks.interchange import (
 
 def _world(lake: Lake, world_id: str | None, cache: dict[str, str]):
     """The task's world (its files are rebuilt from it); worlds are read once."""
+    # heavy: faker, jinja2, imported when this runs
     from guiforge.worlds.model import World
 
     if not cache:
@@ -60,6 +61,7 @@ def export_tasks(lake: Lake, out: Path, fmt: str = "guiforge", run_id: str | Non
         if row["domain"] == "desktop" and setup.get("files"):
             world = _world(lake, row["world_id"], worlds)
             if world is not None:
+                # heavy: the file preparers (openpyxl, python-pptx, python-docx, reportlab)
                 from guiforge.preparers.files import prepare_workspace
 
                 files = _write_files(within(out, "files", row["task_id"]), prepare_workspace(world, setup["files"]))

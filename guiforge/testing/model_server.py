@@ -7,7 +7,7 @@ a dict is the message itself, so a responder can answer as GUI models do: for Op
 ...}`` (ids and types are filled in), for Anthropic ``{"content": [{"type": "thinking", ...},
 {"type": "text", ...}, {"type": "tool_use", "name", "input"}]}``. The server can inject
 429/5xx faults, heavy-tailed latency and a concurrency limit beyond which it answers 429,
-the way real inference servers behave. :class:`~guiforge.testing.family_models.FamilyModel`
+the way real inference servers behave. :class:`~guiforge.harness.formats.family_models.FamilyModel`
 is a responder that answers as one model family does (Claude computer use, Qwen2.5-VL,
 Qwen3-VL, UI-TARS-1.5, OpenAI-compatible tools), in that family's format and pixels.
 """
@@ -15,6 +15,7 @@ Qwen3-VL, UI-TARS-1.5, OpenAI-compatible tools), in that family's format and pix
 from __future__ import annotations
 
 import json
+import math
 import random
 import threading
 import time
@@ -47,8 +48,6 @@ class Recorded:
 
 def lognormal_latency(median_s: float = 0.2, p99_s: float = 2.0) -> Callable[[random.Random], float]:
     """A heavy-tailed latency: lognormal with the given median and 99th percentile."""
-    import math
-
     sigma = math.log(p99_s / median_s) / 2.3263  # z(0.99)
     mu = math.log(median_s)
     return lambda rng: rng.lognormvariate(mu, sigma)

@@ -12,8 +12,9 @@ import subprocess
 import sys
 import threading
 
-from guiforge.envs.base import Criterion, FinalState, VerifierResult
-from guiforge.verify.worker import read_message, write_message
+from guiforge.verify.contract import Criterion, FinalState, VerifierResult
+from guiforge.verify.registry import find_check
+from guiforge.verify.wire import read_message, write_message
 
 INFEASIBLE_CRITERION = Criterion(
     id="reported_infeasible",
@@ -24,15 +25,13 @@ INFEASIBLE_CRITERION = Criterion(
 
 def score_rubric(rubric: list[Criterion], state: FinalState, feasible: bool = True) -> VerifierResult:
     """Evaluate every criterion in this process (the worker side)."""
-    from guiforge.verify.checks import CHECKS
-
     criteria = list(rubric) if feasible else [*rubric, INFEASIBLE_CRITERION]
     bits: dict[str, int] = {}
     errors: list[str] = []
     for c in criteria:
         args = dict(c.check)
         name = args.pop("fn", None)
-        fn = CHECKS.get(name)
+        fn = find_check(name)
         if fn is None:
             bits[c.id] = 0
             errors.append(f"{c.id}: unknown check {name!r}")

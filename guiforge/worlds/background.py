@@ -11,8 +11,7 @@ categories no scenario fact sums over."""
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from datetime import datetime, time, timedelta
 from functools import cache
 from typing import Any
 
@@ -22,7 +21,9 @@ from guiforge.worlds.background_docs import add_workbooks
 from guiforge.worlds.background_mail import add_mail
 from guiforge.worlds.background_money import add_money
 from guiforge.worlds.formats import company_domain, slug, unique_email
+from guiforge.worlds.life import Life
 from guiforge.worlds.model import Contact, Event, World
+from guiforge.worlds.places import country_code
 from guiforge.worlds.runtime import shared_faker, stable_hash
 from guiforge.worlds.seeds import data_dir, locale_info
 
@@ -33,42 +34,6 @@ SELF_EMPLOYED = "Self-employed"
 def vocabulary() -> dict[str, Any]:
     with open(data_dir() / "background.yaml", encoding="utf-8") as f:
         return yaml.safe_load(f)
-
-
-@dataclass
-class Life:
-    """What the background generators share while they fill one world."""
-
-    world: World
-    rng: random.Random
-    vocab: dict[str, Any]
-    scale: float
-    country: str
-    contacts: list[Contact] = field(default_factory=list)
-    events: list = field(default_factory=list)
-    emails: list = field(default_factory=list)
-    transactions: list = field(default_factory=list)
-    documents: list = field(default_factory=list)
-    roles: dict[str, list[Contact]] = field(default_factory=dict)
-    brands: list[str] = field(default_factory=list)
-    _n: dict[str, int] = field(default_factory=dict)
-
-    def next_id(self, kind: str) -> str:
-        self._n[kind] = self._n.get(kind, 0) + 1
-        return f"bg_{kind}_{self._n[kind]:03d}"
-
-    def money(self, lo: float, hi: float) -> float:
-        return round(self.rng.uniform(lo, hi) * self.scale, 2)
-
-    def brand(self) -> str:
-        return self.brands.pop() if self.brands else self.rng.choice(self.vocab["brands"])
-
-    def moment(self, day: date, hours: tuple[int, int] = (7, 22)) -> datetime:
-        return datetime.combine(day, time(self.rng.randrange(*hours), self.rng.randrange(0, 60)))
-
-    def past_day(self, lo: int, hi: int = 1) -> date:
-        """A day ``hi``..``lo`` days before the world's today."""
-        return self.world.base_date - timedelta(days=self.rng.randint(hi, lo))
 
 
 def with_background(world: World, contacts: int = 44) -> World:
@@ -94,8 +59,6 @@ def with_background(world: World, contacts: int = 44) -> World:
 
 
 def _country_code(name: str) -> str:
-    from guiforge.worlds.places import country_code
-
     return country_code(name)
 
 

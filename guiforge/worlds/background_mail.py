@@ -12,7 +12,7 @@ from guiforge.worlds.model import Email, Event
 from guiforge.worlds.seeds import locale_info
 
 if TYPE_CHECKING:
-    from guiforge.worlds.background import Life
+    from guiforge.worlds.life import Life
 
 HISTORY_DAYS = 90
 

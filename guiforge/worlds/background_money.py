@@ -13,7 +13,7 @@ from guiforge.worlds.model import Email, Transaction
 from guiforge.worlds.seeds import locale_info
 
 if TYPE_CHECKING:
-    from guiforge.worlds.background import Life
+    from guiforge.worlds.life import Life
 
 MONTHS = 3
 _BILL_ROLES = {"landlord": "landlord", "energy": "energy supplier", "telecom": "mobile provider",

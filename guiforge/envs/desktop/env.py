@@ -40,6 +40,7 @@ from guiforge.envs.base import (
 )
 from guiforge.envs.desktop.ocr import ScreenText
 from guiforge.envs.desktop.office import Office
+from guiforge.envs.desktop.profile import theme_settings
 from guiforge.envs.desktop.settle import QUIET_S, STATUS_S, Settled, settled_frame
 from guiforge.envs.desktop.setup import DesktopSetup
 from guiforge.envs.desktop.xinput import xdotool_commands
@@ -123,7 +124,6 @@ class DesktopEnv(Environment):
         """LibreOffice's settings for the instance's theme (fixed with its profile template)."""
         if not self.spec.theme:
             return []
-        from guiforge.envs.desktop.profile import theme_settings
 
         return theme_settings(self.spec.theme)
 

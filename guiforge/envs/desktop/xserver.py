@@ -12,6 +12,7 @@ import os
 import re
 import select
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -97,8 +98,7 @@ class XServer:
     # -- screenshots ---------------------------------------------------------------------
     def grab(self) -> bytes:
         """The screen as raw BGRA bytes."""
-        import threading
-
+        # heavy: mss, imported when this runs
         import mss
 
         self._require_alive()

@@ -38,6 +38,7 @@ from guiforge.envs.tools.catalog import REGISTRY
 from guiforge.envs.tools.coding import coding_sandbox
 from guiforge.envs.tools.context import ToolContext
 from guiforge.envs.tools.registry import ToolResult, call_tool
+from guiforge.envs.tools.search import rank_tools
 from guiforge.worlds.model import World
 
 MAX_FEEDBACK_CHARS = 16_000
@@ -217,8 +218,6 @@ class ToolsEnv(Environment):
                 'call_tool text must be JSON {"name": <tool>, "arguments": {...}}: ' + detail)))
         tool = ctx.available.get(call.name)
         if tool is None:
-            from guiforge.envs.tools.search import rank_tools
-
             near = [t.name for t, _ in rank_tools(call.name, 3, ctx.available)]
             return self._reply(call.name, args, ToolResult(ok=False, error=(
                 f"no tool {call.name!r} in this task; similar: {', '.join(near) or 'none'}; "
