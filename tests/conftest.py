@@ -14,6 +14,19 @@ def pytest_addoption(parser):
                      help="also run the long batteries (every card through the package gate, ...)")
 
 
+def pytest_configure(config):
+    """Faker's locale providers are imported here, once, on the main thread. Faker is a
+    pytest plugin, so pytest's assertion rewriter parses each of its modules with
+    ``ast.parse``; CPython 3.11's AST validator keeps its recursion depth in shared state,
+    and two worker threads importing providers at once fail with "AST constructor recursion
+    depth mismatch" (a test-only fault: outside pytest, imports do not go through ast)."""
+    from guiforge.worlds.runtime import shared_faker
+    from guiforge.worlds.seeds import load_persona_seeds
+
+    for locale in load_persona_seeds().locales:
+        shared_faker(locale)
+
+
 def pytest_collection_modifyitems(config, items):
     """Tests marked ``battery`` run only with --battery (or GUIFORGE_BATTERY=1): CI runs their
     fixed short variants, a person or a nightly job runs the whole battery."""
