@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from guiforge.errors import ConfigError
+from guiforge.faults.config import FaultsConfig
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.models.config import ModelConfig
 from guiforge.paths import DEFAULT_PIPELINE
@@ -36,6 +37,9 @@ class PipelineConfig(BaseModel):
     run_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,80}$")
     models: dict[str, ModelConfig] = Field(default_factory=dict)
     stages: dict[str, dict[str, Any]] = Field(min_length=1)
+    # a stage whose share of failed units (guiforge.failures) passes this stops the run
+    max_failure_share: float | None = Field(default=0.5, ge=0, le=1, description="per stage; null: never stop")
+    faults: FaultsConfig | None = Field(default=None, description="fault injection (guiforge.faults); off by default")
 
 
 class Pipeline:
@@ -50,7 +54,10 @@ class Pipeline:
     @property
     def fingerprint(self) -> str:
         # The lake location and explicit run id do not change what a run computes.
-        body = self.config.model_dump(exclude={"lake", "run_id", "description"})
+        # Neither does the failure share that stops a run; injected faults do, where declared.
+        body = self.config.model_dump(exclude={"lake", "run_id", "description", "max_failure_share", "faults"})
+        if self.config.faults is not None and self.config.faults.enabled:
+            body["faults"] = self.config.faults.model_dump()
         body["models"] = {role: self.model(role).identity() for role in sorted(self.model_roles())}
         return fingerprint(body, 12)
 

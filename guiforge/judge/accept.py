@@ -1,7 +1,8 @@
 """SFT acceptance: which judged trajectories training may use, as filters of one shape.
 
 A row here is a judgments row (``success`` is the judge's verdict, ``verifier_success`` the
-code verifier's, ``env_failure`` from the trajectory). The policy names the filters:
+code verifier's, ``trajectory_failure`` the fault the trajectory met, if any: an
+environment, model or verifier failure, which no policy accepts). The policy names the filters:
 
 - ``verifier``: the code verifier passed;
 - ``judge``: the judge said success (tasks without a verifier, e.g. replayed real sites);
@@ -19,11 +20,16 @@ from guiforge.filters import Drop, Filter
 AcceptPolicy = Literal["auto", "verifier", "judge", "both"]
 
 
-class EnvFailure(Filter):
-    gate = "accept_env"
+class TrajectoryFault(Filter):
+    """A trajectory that met a fault has no outcome: never training data."""
+
+    gate = "accept_fault"
 
     def check(self, row: Mapping[str, Any]) -> Drop | None:
-        return Drop("env failure", {"error": row.get("trajectory_error")}) if row.get("env_failure") else None
+        kind = row.get("trajectory_failure")
+        if not kind:
+            return None
+        return Drop(f"{kind.replace('_', ' ')}: the trajectory has no outcome", {"error": row.get("trajectory_error")})
 
 
 class NoVerifierOutcome(Filter):
@@ -39,7 +45,8 @@ class JudgeNoVerdict(Filter):
 
     def check(self, row: Mapping[str, Any]) -> Drop | None:
         if row.get("success") is None:
-            return Drop("judge gave no verdict (parse failure)", {"rationale": row.get("rationale")})
+            why = (row.get("failure_kind") or "parse_failure").replace("_", " ")
+            return Drop(f"judge gave no verdict ({why})", {"rationale": row.get("rationale")})
         return None
 
 
@@ -74,9 +81,9 @@ class JudgeRejected(Filter):
 
 
 POLICIES: dict[str, tuple[type[Filter], ...]] = {
-    "verifier": (EnvFailure, NoVerifierOutcome, VerifierFailed),
-    "judge": (EnvFailure, JudgeNoVerdict, JudgeRejected),
-    "both": (EnvFailure, NoVerifierOutcome, JudgeNoVerdict, Disagreement, VerifierFailed),
+    "verifier": (TrajectoryFault, NoVerifierOutcome, VerifierFailed),
+    "judge": (TrajectoryFault, JudgeNoVerdict, JudgeRejected),
+    "both": (TrajectoryFault, NoVerifierOutcome, JudgeNoVerdict, Disagreement, VerifierFailed),
 }
 ACCEPTED_REASON = {"verifier": "verifier passed", "judge": "judge accepted", "both": "verifier and judge agree: success"}
 
@@ -85,7 +92,7 @@ def policy_for(policy: AcceptPolicy, row: Mapping[str, Any]) -> str:
     """``auto``: both where the task has a verifier outcome, judge where it has none."""
     if policy != "auto":
         return policy
-    return "both" if row.get("verifier_success") is not None or row.get("env_failure") else "judge"
+    return "both" if row.get("verifier_success") is not None or row.get("trajectory_failure") else "judge"
 
 
 def filters_for(policy: str) -> list[Filter]:

@@ -13,6 +13,7 @@ from guiforge.lake.fingerprint import fingerprint
 from guiforge.lake.writer import ShardCommit, commit_shard
 from guiforge.orchestration import shutdown
 from guiforge.orchestration.context import RunContext
+from guiforge.orchestration.failure_share import FailureShare
 from guiforge.orchestration.provenance import code_fingerprint, data_fingerprint
 from guiforge.stages.base import ShardPlan, Stage
 
@@ -36,6 +37,7 @@ def shard_fingerprint(ctx: RunContext, stage: Stage, plan: ShardPlan) -> str:
             "code": code_fingerprint(stage.code),
             "data": data_fingerprint(stage.data_files()),
             "config": stage.config.model_dump(mode="json"),
+            **_faults(ctx),
             "model": ctx.model(stage.model_role).identity() if stage.model_role else None,
             **({"models": [ctx.model(r).identity() for r in extra_roles]} if extra_roles else {}),
             "seed": ctx.seed,
@@ -44,6 +46,12 @@ def shard_fingerprint(ctx: RunContext, stage: Stage, plan: ShardPlan) -> str:
             "inputs": plan.inputs,
         }
     )
+
+
+def _faults(ctx: RunContext) -> dict:
+    """Injected faults change a shard's rows: they enter its fingerprint where declared."""
+    faults = ctx.pipeline.config.faults
+    return {"faults": faults.model_dump()} if faults is not None and faults.enabled else {}
 
 
 def plan_stage(ctx: RunContext, stage: Stage) -> list[PlannedShard]:
@@ -96,7 +104,8 @@ def describe_failure(stage: Stage, key: str, exc: BaseException) -> str:
 def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard) -> dict:
     """Run one shard and commit it, unless a shutdown was requested: then whatever it
     computed (or whatever failed because environments were closing) is discarded."""
-    if shutdown.requested():
+    share = ctx.resource(f"failure-share:{stage.name}", lambda: FailureShare(ctx, stage))
+    if shutdown.requested() or share.tripped:  # a stage over its failure share starts no more shards
         return INTERRUPTED
     started = time.perf_counter()
     try:
@@ -111,13 +120,16 @@ def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard) -> dict:
     tables = {t: outputs.get(t, []) for t in stage.outputs()}
     if shutdown.requested():
         return INTERRUPTED
+    failures, units = stage.failures(tables)
+    share.admit(failures, units)  # over the share: this shard is not committed, the run stops
     content = {t: ctx.content_store(t) for t in tables if t in CONTENT_TABLES}
     for table, store in content.items():  # what another shard committed meanwhile is not stored twice
         rows = tables[table]
         tables[table] = store.uncommitted(rows.to_pylist() if hasattr(rows, "to_pylist") else list(rows))
     commit = ShardCommit(
         stage=stage.name, run_id=ctx.run_id, fingerprint=shard.fingerprint, key=shard.plan.key,
-        inputs=shard.plan.inputs, meta={"seconds": round(time.perf_counter() - started, 4)},
+        inputs=shard.plan.inputs, meta={"seconds": round(time.perf_counter() - started, 4),
+                                        **({"failures": failures, "units": units} if units else {})},
     )
     if shutdown.requested():  # the last moment a shard can be dropped
         return INTERRUPTED

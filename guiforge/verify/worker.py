@@ -4,9 +4,11 @@ multiprocessing, which would re-import the caller's __main__)."""
 
 from __future__ import annotations
 
+import os
 import pickle
 import struct
 import sys
+import threading
 
 
 def read_message(stream) -> object | None:
@@ -29,7 +31,11 @@ def main() -> None:
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # a check that prints must not corrupt the protocol
     while (request := read_message(stdin)) is not None:
-        rubric, state, feasible = request
+        rubric, state, feasible, fault = request
+        if fault == "crash":  # an injected fault (guiforge.faults): this process dies
+            os._exit(70)
+        if fault == "hang":  # ... or never answers, until the caller's deadline kills it
+            threading.Event().wait()
         write_message(stdout, score_rubric(rubric, state, feasible))
 
 
