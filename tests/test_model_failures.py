@@ -10,8 +10,7 @@ import socket
 
 import pytest
 
-from guiforge.faults import FaultsConfig, Injector
-from guiforge.faults.plan import SCOPE, _Scope, unit
+from guiforge.faults import FaultsConfig, Injector, unit
 from guiforge.models import Message, ModelConfig, ModelFailure, make_client
 from guiforge.models.loop import run
 from guiforge.models.structured import agenerate
@@ -106,10 +105,6 @@ def test_structured_output_returns_a_model_failure(provider):
         assert not result.ok and isinstance(result.failure, ModelFailure) and "HTTP 503" in result.errors[-1]
 
 
-def injected(kind: str, **others: float):
-    """A fault scope whose unit meets ``kind`` on its first model call."""
-    config = FaultsConfig(model={kind: 1.0, **others})
-    return _Scope(Injector(config), {"stage": "test", "shard": "s0"})
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -120,16 +115,12 @@ def injected(kind: str, **others: float):
 def test_injected_model_faults_go_through_the_sdk(provider, kind, says, reaches_server):
     with ModelServer(hello) as server:
         client, base = client_for(server, provider, timeout_s=0.3, max_retries=1)
-        scope = injected(kind)
-        token = SCOPE.set(scope)
-        try:
-            with unit("task-1", 0):
-                failure = fails(client, base)
-        finally:
-            SCOPE.reset(token)
+        injector = Injector(FaultsConfig(model={kind: 1.0}))  # every unit meets it, on its first call
+        with injector.shard("test", "s0"), unit("task-1", 0):
+            failure = fails(client, base)
         assert says in str(failure) and f"injected model fault: {kind}" in str(failure)
         assert "after 2 attempts" in str(failure)  # the fault outlasted the retry, as an outage does
         assert len(server.requests) == (2 if reaches_server else 0)
-        assert [(i.kind, i.op) for i in scope.injector.injected] == [(kind, 0)]
+        assert [(i.kind, i.op) for i in injector.injected] == [(kind, 0)]
         # outside a fault scope the same client is untouched
         assert run(client.acomplete([Message("user", "hi")])).text == "hello"

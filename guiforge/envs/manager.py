@@ -64,7 +64,8 @@ class _Instance:
     uses: int = 0
     released: threading.Event = field(default_factory=threading.Event)  # set once destroyed
 
-    def call(self, fn: Callable[[], T], deadline_s: float, what: str, injection: Injection | None = None) -> T:
+    def call(self, fn: Callable[[], T], deadline_s: float, what: str, injection: Injection | None = None,
+             check_health: bool = False) -> T:
         if self.broken:
             raise EnvFailure(f"{what}: instance is broken")
         note = f" [{injection.describe()}]" if injection else ""
@@ -80,10 +81,10 @@ class _Instance:
         except Exception as exc:
             self.broken = True
             raise EnvFailure(f"{what} crashed: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}{note}") from exc
-        if injection is not None and not self.healthy():
-            # the operation came back, but from a dead process or a page that is gone
+        if check_health and not self.healthy():
+            # the operation came back, but from a dead process or a page that left the apps
             self.broken = True
-            raise EnvFailure(f"{what}: the instance is no longer healthy{note}")
+            raise EnvFailure(f"{what}: the instance is no longer healthy (its process died or its page is gone){note}")
         return result
 
     def _faulty(self, fn: Callable[[], T], injection: Injection) -> Callable[[], T]:
@@ -314,14 +315,15 @@ class Lease:
         self._expired = False
         self._released = False
 
-    def _call(self, fn: Callable[[], T], deadline_s: float, what: str, injection: Injection | None = None) -> T:
+    def _call(self, fn: Callable[[], T], deadline_s: float, what: str, injection: Injection | None = None,
+              check_health: bool = False) -> T:
         if self._released:
             raise EnvFailure(f"{what}: lease {self.lease_id} was released")
         if self._expired:
             raise EnvFailure(f"{what}: lease {self.lease_id} expired")
         self.last_used = time.monotonic()
         try:
-            return self._inst.call(fn, deadline_s, what, injection)
+            return self._inst.call(fn, deadline_s, what, injection, check_health)
         except EnvFailure as exc:
             self.manager.record_fault(str(exc))
             raise
@@ -348,9 +350,12 @@ class Lease:
         return self._call(self.env.observe, self.manager.deadlines.observe_s, "observe")
 
     def step(self, action: Action) -> StepResult:
+        """One action; a step that leaves the instance unhealthy (a dead browser or
+        LibreOffice, a page that left the apps) is an EnvFailure, so no frame of a broken
+        screen becomes a step."""
         injection = inject("env", env_faults.applicable(self.env))
         return self._call(lambda: self.env.step(action), self.manager.deadlines.step_s, f"step {action.type}",
-                          injection)
+                          injection, check_health=True)
 
     def evaluate(self) -> VerifierResult:
         """The verifier's verdict on the final state (:class:`~guiforge.verify.runner.VerifierFailure`

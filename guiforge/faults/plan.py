@@ -81,6 +81,16 @@ class Injector:
         with self._lock:
             self.injected.append(injection)
 
+    @contextlib.contextmanager
+    def shard(self, stage: str, shard_key: str) -> Iterator[list[Injection]]:
+        """The scope of one shard's work; yields the list its injections go to."""
+        scope = _Scope(self, {"stage": stage, "shard": shard_key})
+        token = SCOPE.set(scope)
+        try:
+            yield scope.log
+        finally:
+            SCOPE.reset(token)
+
 
 @dataclass
 class _Scope:
@@ -146,13 +156,9 @@ def shard_faults(ctx, stage: str, shard_key: str) -> Iterator[None]:
         yield
         return
     injector = ctx.resource("fault-injector", lambda: Injector(config))
-    scope = _Scope(injector, {"stage": stage, "shard": shard_key})
-    token = SCOPE.set(scope)
-    try:
+    with injector.shard(stage, shard_key) as log:
         yield
-    finally:
-        SCOPE.reset(token)
-    write_log(ctx.lake, ctx.run_id, stage, shard_key, scope.log)  # not reached when the shard fails
+    write_log(ctx.lake, ctx.run_id, stage, shard_key, log)  # not reached when the shard fails
 
 
 def log_path(lake, run_id: str, stage: str, shard_key: str | None = None) -> str:

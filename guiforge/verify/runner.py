@@ -18,7 +18,7 @@ import threading
 from guiforge.envs.base import Criterion, FinalState, VerifierResult
 from guiforge.failures import VERIFIER_FAILURE, Fault
 from guiforge.faults import inject
-from guiforge.verify.worker import read_message, write_message
+from guiforge.verify.worker import READY, read_message, write_message
 
 INFEASIBLE_CRITERION = Criterion(
     id="reported_infeasible",
@@ -64,10 +64,12 @@ class VerifierPool:
     """A warm worker process; a check that runs past its deadline (or a worker that dies)
     gets the worker killed and the rubric scored again in a fresh one, once."""
 
-    def __init__(self, deadline_s: float = 10.0):
+    def __init__(self, deadline_s: float = 10.0, startup_s: float = 120.0):
         self.deadline_s = deadline_s
+        self.startup_s = startup_s  # a fresh worker's imports: not part of any check's deadline
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
+        self._ready: int | None = None  # the pid of the worker that said it is ready
 
     def _worker(self) -> subprocess.Popen:
         if self._proc is None or self._proc.poll() is not None:
@@ -103,6 +105,12 @@ class VerifierPool:
         discarded then)."""
         proc = self._worker()
         try:
+            if proc.pid != self._ready:
+                ready, _, _ = select.select([proc.stdout], [], [], self.startup_s)
+                if not ready or read_message(proc.stdout) != READY:
+                    self._discard()
+                    return f"verifier worker did not start within {self.startup_s:.0f}s"
+                self._ready = proc.pid
             write_message(proc.stdin, (rubric, state, feasible, fault))
             ready, _, _ = select.select([proc.stdout], [], [], deadline)
             if not ready:

@@ -10,6 +10,8 @@ import struct
 import sys
 import threading
 
+READY = "ready"  # the first message of a worker: its imports are done, deadlines may start
+
 
 def read_message(stream) -> object | None:
     header = stream.read(4)
@@ -30,6 +32,7 @@ def main() -> None:
 
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # a check that prints must not corrupt the protocol
+    write_message(stdout, READY)
     while (request := read_message(stdin)) is not None:
         rubric, state, feasible, fault = request
         if fault == "crash":  # an injected fault (guiforge.faults): this process dies
