@@ -95,4 +95,7 @@ def test_the_share_counts_the_shards_committed_before(tmp_path):
         cfg = {**config(lake, server.openai_base_url, share=0.4), "workers": 1}
         with pytest.raises(FailureShareExceeded, match="stage rollouts: 4 of 8 units failed \\(model_failure 4\\)"):
             run_pipeline(build_pipeline(cfg, "x.yaml"), executor="local")
-    assert Lake(lake).read_table("trajectories").num_rows == 4  # the sound shard stays committed
+        assert Lake(lake).read_table("trajectories").num_rows == 4  # the sound shard stays committed
+        # resumed while the endpoint is still down: the committed shard's counts come from its manifest entry
+        with pytest.raises(FailureShareExceeded, match="stage rollouts: 4 of 8 units failed"):
+            run_pipeline(build_pipeline(cfg, "x.yaml"), executor="local")

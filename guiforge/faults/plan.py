@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
 from guiforge.faults.config import FaultsConfig
+from guiforge.lake.gc import all_entries
 
 T = TypeVar("T")
 # per site, the kinds in the order their intervals of the draw are laid out
@@ -174,12 +175,16 @@ def write_log(lake, run_id: str, stage: str, shard_key: str, injections: list[In
 
 
 def read_log(lake, run_id: str) -> list[Injection]:
-    """Every injection a run's shards recorded (each shard's file holds its latest run)."""
+    """Every injection of a run's committed shards (a shard that was interrupted, stopped by
+    the failure share or superseded left no rows, so its injections do not count)."""
+    committed = {(e.stage, e.body.get("key")) for e in all_entries(lake, run_id)}
     out = []
     for stage_dir in lake._ls(lake.path("_faults", f"run={run_id}")):
         for path in sorted(lake._ls(stage_dir)):
             if path.endswith(".json"):
-                out.extend(Injection(**r) for r in lake.read_json(path)["injections"])
+                log = lake.read_json(path)
+                if (log["stage"], log["shard"]) in committed:
+                    out.extend(Injection(**r) for r in log["injections"])
     return out
 
 

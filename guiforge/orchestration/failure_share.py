@@ -31,10 +31,9 @@ class FailureShare:
         self.units = 0
         self.tripped: str | None = None
         self._lock = threading.Lock()
-        for entry in ctx.lake.manifest_entries(ctx.run_id, stage.name):
-            meta = entry.get("meta") or {}
-            self.kinds.update(meta.get("failures") or {})
-            self.units += int(meta.get("units") or 0)
+        for entry in ctx.lake.manifest_entries(ctx.run_id, stage.name):  # the engine records them beside the outputs
+            self.kinds.update(entry.get("failures") or {})
+            self.units += int(entry.get("units") or 0)
 
     def admit(self, kinds: dict[str, int], units: int) -> None:
         """Count a finished shard, or raise :class:`FailureShareExceeded` (and count nothing)
