@@ -32,7 +32,7 @@ class _Rates(BaseModel):
     def _at_most_one(self):
         total = sum(self.model_dump().values())
         if total > 1:
-            raise ValueError(f"the rates add up to {total:g}; a unit meets at most one fault of a kind, "
+            raise ValueError(f"the rates add up to {total:g}; a unit meets at most one of them, "
                              "so they must add up to 1 or less")
         return self
 
