@@ -104,8 +104,10 @@ def describe_failure(stage: Stage, key: str, exc: BaseException) -> str:
 def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard) -> dict:
     """Run one shard and commit it, unless a shutdown was requested: then whatever it
     computed (or whatever failed because environments were closing) is discarded."""
+    if shutdown.requested():
+        return INTERRUPTED
     share = ctx.resource(f"failure-share:{stage.name}", lambda: FailureShare(ctx, stage))
-    if shutdown.requested() or share.tripped:  # a stage over its failure share starts no more shards
+    if share.tripped:  # a stage over its failure share starts no more shards
         return INTERRUPTED
     started = time.perf_counter()
     try:
