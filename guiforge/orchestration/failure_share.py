@@ -26,7 +26,8 @@ class FailureShare:
     def __init__(self, ctx, stage):
         self.stage = stage.name
         self.limit: float | None = ctx.pipeline.config.max_failure_share
-        self.source = ctx.pipeline.source
+        source = ctx.pipeline.source  # "<pipeline name>" where a flow rebuilt it from its dict
+        self.source = "the pipeline file" if source.startswith("<") else source
         self.kinds: Counter = Counter()
         self.units = 0
         self.tripped: str | None = None
