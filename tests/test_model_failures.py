@@ -124,3 +124,28 @@ def test_injected_model_faults_go_through_the_sdk(provider, kind, says, reaches_
         assert [(i.kind, i.op) for i in injector.injected] == [(kind, 0)]
         # outside a fault scope the same client is untouched
         assert run(client.acomplete([Message("user", "hi")])).text == "hello"
+
+
+def test_an_injected_fault_strikes_the_same_call_on_a_rerun_served_from_the_cache(tmp_path):
+    """Calls are numbered before the cache is read: on a rerun the sound calls come from the
+    cache and the fault strikes the same call again, at the endpoint."""
+    from guiforge.lake import Lake
+    from guiforge.models.cache import CallCache
+
+    with ModelServer(hello) as server:
+        config = ModelConfig(provider="openai", model="local-vlm", base_url=server.openai_base_url,
+                             api_key_env="TEST_KEY", max_retries=0)
+        client = make_client(config, CallCache(Lake(tmp_path / "lake")), role="teacher")
+        # the unit is planned to meet a 500 at one of its first two calls: find which, then rerun
+        injector = Injector(FaultsConfig(model={"server_error": 1.0}))
+        outcomes = []
+        for _ in range(2):
+            with injector.shard("test", "s0"), unit("task-1", 0, model=2):
+                for i in range(2):
+                    try:
+                        outcomes.append(run(client.acomplete([Message("user", f"call {i}")])).cached)
+                    except ModelFailure:
+                        outcomes.append("failed")
+        first, second = outcomes[:2], outcomes[2:]
+        assert first.count("failed") == 1 and second == [c if c == "failed" else True for c in first]
+        assert [i.op for i in injector.injected] == [first.index("failed")] * 2

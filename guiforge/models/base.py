@@ -160,17 +160,19 @@ class ModelClient(ABC):
         replayed from the cache on a rerun, and sample k is sent seed + k where a seed is
         set). ``use_cache=False`` neither reads nor writes the cache (a retry after a reply
         that could not be used must be a fresh draw)."""
+        # An injected fault (guiforge.faults) meets every attempt of this call, as an outage
+        # would; decided before the cache is read, so a rerun numbers its calls the same, and a
+        # call that meets one goes to the endpoint (a cached reply could not have met it).
+        injection = inject("model")
+        fault = injection.kind if injection else None
         # The key hashes every image of the prompt: computed only when a cache will use it.
-        key = self.cache_key(messages, **params) if self.cache is not None and use_cache else None
+        key = self.cache_key(messages, **params) if self.cache is not None and use_cache and not fault else None
         if key is not None:
             hit = self.cache.get(key)
             if hit is not None:
                 return Completion(**{**hit, "cached": True})
         started = time.perf_counter()
         attempts = 0
-        # an injected fault (guiforge.faults) meets every attempt of this call, as an outage would
-        injection = inject("model")
-        fault = injection.kind if injection else None
         note = f" [{injection.describe()}]" if injection else ""
         try:
             async for attempt in AsyncRetrying(
