@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 from guiforge.faults import Injection
-from guiforge.faults.plan import write_log
+from guiforge.faults.log import write_log
 from guiforge.lake import Lake, ShardCommit, commit_shard
 from guiforge.report.build import build_sections
 from guiforge.report.failures import failure_counts

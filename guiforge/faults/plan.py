@@ -21,11 +21,10 @@ import json
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from guiforge.faults.config import FaultsConfig
-from guiforge.lake.gc import all_entries
 
 T = TypeVar("T")
 # per site, the kinds in the order their intervals of the draw are laid out
@@ -159,33 +158,11 @@ def shard_faults(ctx, stage: str, shard_key: str) -> Iterator[None]:
     injector = ctx.resource("fault-injector", lambda: Injector(config))
     with injector.shard(stage, shard_key) as log:
         yield
+    from guiforge.faults.log import (
+        write_log,  # the lake's modules (pyarrow): not in the verifier worker
+    )
+
     write_log(ctx.lake, ctx.run_id, stage, shard_key, log)  # not reached when the shard fails
-
-
-def log_path(lake, run_id: str, stage: str, shard_key: str | None = None) -> str:
-    parts = ["_faults", f"run={run_id}", stage]
-    if shard_key is not None:
-        parts.append(hashlib.sha256(shard_key.encode()).hexdigest()[:16] + ".json")
-    return lake.path(*parts)
-
-
-def write_log(lake, run_id: str, stage: str, shard_key: str, injections: list[Injection]) -> None:
-    rows = sorted((asdict(i) for i in injections), key=lambda r: json.dumps(r, sort_keys=True, default=str))
-    lake.write_json({"stage": stage, "shard": shard_key, "injections": rows}, log_path(lake, run_id, stage, shard_key))
-
-
-def read_log(lake, run_id: str) -> list[Injection]:
-    """Every injection of a run's committed shards (a shard that was interrupted, stopped by
-    the failure share or superseded left no rows, so its injections do not count)."""
-    committed = {(e.stage, e.body.get("key")) for e in all_entries(lake, run_id)}
-    out = []
-    for stage_dir in lake._ls(lake.path("_faults", f"run={run_id}")):
-        for path in sorted(lake._ls(stage_dir)):
-            if path.endswith(".json"):
-                log = lake.read_json(path)
-                if (log["stage"], log["shard"]) in committed:
-                    out.extend(Injection(**r) for r in log["injections"])
-    return out
 
 
 def carried(fn: Callable[..., T]) -> Callable[..., T]:

@@ -12,7 +12,7 @@ from collections import Counter
 import pyarrow.parquet as pq
 
 from guiforge.failures import FAILURE_KINDS, failure_kind
-from guiforge.faults import read_log
+from guiforge.faults.log import read_log
 from guiforge.lake.gc import all_entries
 from guiforge.lake.store import Lake
 

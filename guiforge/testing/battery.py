@@ -23,7 +23,8 @@ from typing import Any
 import yaml
 
 from guiforge.failures import FAULT_KINDS, failure_kind, is_fault
-from guiforge.faults import Injection, read_log
+from guiforge.faults import Injection
+from guiforge.faults.log import read_log
 from guiforge.lake.store import Lake
 from guiforge.testing.agents import AnswerTeacher, VerdictJudge
 from guiforge.testing.model_server import ModelServer
