@@ -294,6 +294,7 @@ def export_cmd(
 def _print_stats(lake_uri: str, run_id: str | None) -> None:
     # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.catalog import counts, exclusion_reasons, rollout_summary, write_catalog
+    from guiforge.cli_failures import print_failures
     from guiforge.lake.store import Lake
 
     lake = Lake(lake_uri)
@@ -323,6 +324,7 @@ def _print_stats(lake_uri: str, run_id: str | None) -> None:
         for row in summary:
             ro.add_row(*(str(v) for v in row))
         out.print(ro)
+    print_failures(out, lake, run_id)
     _print_curation(lake, run_id)
     _print_rounds(lake, run_id)
     catalog = write_catalog(lake)

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from guiforge.errors import ConfigError
+from guiforge.faults.config import FaultsConfig
 from guiforge.models.config import ModelConfig
 from guiforge.yamlfile import describe_validation_error, line_of
 
@@ -35,6 +36,9 @@ class PipelineConfig(BaseModel):
     run_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,80}$")
     models: dict[str, ModelConfig] = Field(default_factory=dict)
     stages: dict[str, dict[str, Any]] = Field(min_length=1)
+    # a stage whose share of failed units (guiforge.failures) passes this stops the run
+    max_failure_share: float | None = Field(default=0.5, ge=0, le=1, description="per stage; null: never stop")
+    faults: FaultsConfig | None = Field(default=None, description="fault injection (guiforge.faults); off by default")
 
 
 def parse_config(data: Any, source: str, lines: dict | None = None, lake: str | None = None,

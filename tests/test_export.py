@@ -302,6 +302,24 @@ def test_reward_scores_reference_one_and_empty_zero(lake, tmp_path):
     assert partial[0] == 1.0 and partial[1] < 1.0  # the rubric's weighted score: s0 may earn part of it
 
 
+@pytest.mark.parametrize("site", ["env", "verifier"])
+def test_reward_is_none_when_the_environment_or_the_verifier_fails(lake, tmp_path, site):
+    """The reference completion, whose reward is 1.0, meets a crash (Chromium killed under its
+    first step, or the verifier's worker exiting twice): no reward at all, never 0."""
+    from guiforge.faults import FaultsConfig, Injector, unit
+    from guiforge.rl import TaskReward
+
+    export_run(lake, tmp_path / "rl", fmt="hf", coords="unit")
+    row = next(r for r in load_dataset(str(tmp_path / "rl"), "rl", split="train") if r["n_success"])
+    completion = [{"role": "assistant", "content": _reference_completion(lake, row["task_id"], "unit", row)}]
+    columns = {k: [row[k]] for k in row if k not in ("prompt", "images")}
+    injector = Injector(FaultsConfig(**{site: {"crash": 1.0}}))
+    with injector.shard("grpo", "batch-0"), unit(row["task_id"], 0):
+        assert TaskReward()(prompts=[row["prompt"]], completions=[completion], **columns) == [None]
+    assert [(i.site, i.kind) for i in injector.injected] == [(site, "crash")]
+    assert TaskReward()(prompts=[row["prompt"]], completions=[completion], **columns) == [1.0]
+
+
 @pytest.mark.parametrize("action_format", ["uitars", "qwen_vl"])
 def test_export_in_a_students_action_format(lake, tmp_path, action_format):
     """Rows a UI-TARS / Qwen-VL student trains on: its own system prompt, every assistant turn

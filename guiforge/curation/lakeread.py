@@ -6,6 +6,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from guiforge.failures import valid_sample
 from guiforge.lake.images import ImageReader
 
 
@@ -48,5 +49,6 @@ def accepted_trajectories(ctx, source: str) -> set[str]:
     if source == "judgments":
         return {r["trajectory_id"] for r in read_rows(ctx, "judgments", ["trajectory_id", "accepted"])
                 if r["accepted"]}
-    return {r["trajectory_id"] for r in read_rows(ctx, "trajectories", ["trajectory_id", "success", "env_failure"])
-            if r["success"] and not r["env_failure"]}
+    return {r["trajectory_id"] for r in read_rows(ctx, "trajectories", ["trajectory_id", "success", "env_failure",
+                                                                         "failure_kind"])
+            if valid_sample(r) and r["success"]}

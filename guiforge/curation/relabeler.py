@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from guiforge.curation.consistency import check_consistency
 from guiforge.curation.thoughts import StepContext, element_name, write_thought
+from guiforge.failures import MODEL_FAILURE
 from guiforge.models.base import ImagePart, Message, prompt_hash
 from guiforge.models.structured import agenerate, extract_json
 
@@ -74,6 +75,9 @@ async def relabel_with_model(client, ctx: StepContext, image: bytes | None, medi
     tokens_in = sum(c.input_tokens for c in result.completions)
     tokens_out = sum(c.output_tokens for c in result.completions)
     name = f"{client.config.provider}:{client.config.model}"
+    if result.failure is not None:  # the endpoint failed for good: no thought, a model_failure
+        return Relabeled("", False, MODEL_FAILURE, f"model failure: {result.failure}", result.attempts + 1, name,
+                         prompt_hash(messages), tokens_in, tokens_out)
     if result.ok:
         return Relabeled(result.value.thought, True, None, None, result.attempts, name, prompt_hash(messages),
                          tokens_in, tokens_out)

@@ -15,14 +15,17 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from guiforge.envs.actions import Action
+from guiforge.failures import ENV_FAILURE, Fault
 from guiforge.verify.contract import Criterion, FinalState, VerifierResult  # noqa: F401 - part of the environment contract
 
 Domain = Literal["web", "mobile", "desktop", "tools"]
 
 
-class EnvFailure(RuntimeError):
+class EnvFailure(Fault):
     """The environment (not the agent) failed: a crash, a hang past its deadline, a lost
     browser. Recorded as ``env_failure``, never as reward 0."""
+
+    kind = ENV_FAILURE
 
 
 class EnvSpec(BaseModel):

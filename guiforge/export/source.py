@@ -4,7 +4,8 @@ rows (tasks, worlds, judgments) every exported row points back to.
 
 Acceptance: when the run has judgments, a trajectory is exported when its judgments accept
 it (``judgments.accepted``); without judgments, when its verifier succeeded (and the card
-says so). Every trajectory or step left out is an ``exclusions`` row with its reason.
+says so). A trajectory that met a fault (``failure_kind``) is never exported. Every
+trajectory or step left out is an ``exclusions`` row with its reason.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from guiforge.errors import GuiforgeError
+from guiforge.failures import failure_kind, is_fault
 from guiforge.lake.exclusions import exclusion_row
 from guiforge.lake.store import Lake
 
@@ -104,7 +106,10 @@ def _accepted(src: Source, trajectories: list[dict], judgments: list[dict]) -> l
         kept = []
         for t in trajectories:
             verdicts = by_traj.get(t["trajectory_id"])
-            if not verdicts:
+            if is_fault(t):  # whatever a judgment says: a fault has no outcome to learn from
+                src.exclude("acceptance", f"{failure_kind(t).replace('_', ' ')}: no outcome", t["trajectory_id"],
+                            "trajectories")
+            elif not verdicts:
                 src.exclude("acceptance", "not judged", t["trajectory_id"], "trajectories")
             elif not all(j["accepted"] for j in verdicts):
                 refused = next(j for j in verdicts if not j["accepted"])
@@ -118,8 +123,9 @@ def _accepted(src: Source, trajectories: list[dict], judgments: list[dict]) -> l
     src.acceptance = "verifier"
     kept = []
     for t in trajectories:
-        if t["env_failure"]:
-            src.exclude("acceptance", "environment failure", t["trajectory_id"], "trajectories")
+        if is_fault(t):
+            src.exclude("acceptance", f"{failure_kind(t).replace('_', ' ')}: no outcome", t["trajectory_id"],
+                        "trajectories")
         elif not t["success"]:
             src.exclude("acceptance", f"verifier did not succeed (score {t['score']})", t["trajectory_id"],
                         "trajectories")
@@ -155,7 +161,7 @@ def load_source(lake: Lake, run_id: str | None = None) -> Source:
     # s0's frame for the RL prompts: step 0 of the task's first trajectory (s0 is rebuilt
     # the same way every reset, so any trajectory's first frame is the task's)
     by_task = {}
-    for t in trajectories:
+    for t in sorted(trajectories, key=is_fault):  # a fault's first frame may be its last sound one
         first = steps_by.get(t["trajectory_id"])
         if first and first[0]["step_index"] == 0 and t["task_id"] not in by_task:
             by_task[t["task_id"]] = first[0]

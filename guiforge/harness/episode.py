@@ -1,7 +1,8 @@
 """One rollout path for collection, evaluation and RL: reset, then per step build the
 context, ask the policy, parse (retrying with the parse error fed back), execute, record;
-finally evaluate. An environment fault ends the episode as ``env_failure``, never as a
-reward of 0."""
+finally evaluate. A fault of the machinery ends the episode as a row of its kind
+(``env_failure``, ``model_failure``, ``verifier_failure``: no verdict, never a reward of 0);
+replies that cannot be parsed end it as a ``parse_failure``, evaluated as it stands."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from jinja2 import Environment as Jinja
 from guiforge.envs.actions import Action, action_pixels
 from guiforge.envs.base import EnvFailure, Observation, TaskSpec, VerifierResult
 from guiforge.envs.targets import element_at
+from guiforge.failures import ENV_FAILURE, PARSE_FAILURE, Fault
 from guiforge.harness.context import ContextPolicy, Observed, Turn, build_messages, shared_prefix
 from guiforge.harness.formats import ActionFormat, CoordSystem, ParseError, get_format
 from guiforge.harness.policies import Policy, Reply, TurnInput
@@ -92,6 +94,7 @@ class Episode:
     steps: list[StepRecord] = field(default_factory=list)
     verdict: VerifierResult | None = None
     env_failure: bool = False
+    failure_kind: str | None = None  # guiforge.failures: env, model, verifier or parse failure
     error: str | None = None
     wall_s: float = 0.0
     answer: str | None = None
@@ -107,6 +110,10 @@ class Episode:
     @property
     def output_tokens(self) -> int:
         return sum(s.output_tokens for s in self.steps)
+
+
+_FAULT_LABELS = {"env_failure": "environment failure", "model_failure": "model failure",
+                 "verifier_failure": "verifier failure"}
 
 
 def _observed(obs: Observation, feedback: str) -> Observed:
@@ -243,6 +250,7 @@ def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, v
                                                 prompt_hash(messages), prefix, len(messages), prompt,
                                                 attempts=attempts))
                 episode.error = error
+                episode.failure_kind = PARSE_FAILURE
                 break
             target = element_at(obs, action)
             result = lease.step(action)
@@ -263,8 +271,10 @@ def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, v
                 episode.answer, episode.status = result.answer, result.status
                 break
         episode.verdict = lease.evaluate()
-    except EnvFailure as exc:
-        episode.env_failure = True
-        episode.error = f"environment failure: {exc}"
+    except Fault as exc:  # the machinery failed, not the agent: no verdict
+        episode.verdict = None
+        episode.failure_kind = exc.kind
+        episode.env_failure = exc.kind == ENV_FAILURE
+        episode.error = f"{_FAULT_LABELS.get(exc.kind, exc.kind)}: {exc}"
     episode.wall_s = round(time.perf_counter() - started, 4)
     return episode

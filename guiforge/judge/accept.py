@@ -1,7 +1,8 @@
 """SFT acceptance: which judged trajectories training may use, as filters of one shape.
 
 A row here is a judgments row (``success`` is the judge's verdict, ``verifier_success`` the
-code verifier's, ``env_failure`` from the trajectory). The policy names the filters:
+code verifier's, ``trajectory_failure`` the fault the trajectory met, if any: an
+environment, model or verifier failure, which no policy accepts). The policy names the filters:
 
 - ``verifier``: the code verifier passed;
 - ``judge``: the judge said success (tasks without a verifier, e.g. replayed real sites);
@@ -24,11 +25,16 @@ from guiforge.plugins import PluginRef, Registry
 AcceptPolicy = Annotated[str, PluginRef("guiforge.acceptance", builtin=("auto",))]
 
 
-class EnvFailure(Filter):
-    gate = "accept_env"
+class TrajectoryFault(Filter):
+    """A trajectory that met a fault has no outcome: never training data."""
+
+    gate = "accept_fault"
 
     def check(self, row: Mapping[str, Any]) -> Drop | None:
-        return Drop("env failure", {"error": row.get("trajectory_error")}) if row.get("env_failure") else None
+        kind = row.get("trajectory_failure")
+        if not kind:
+            return None
+        return Drop(f"{kind.replace('_', ' ')}: the trajectory has no outcome", {"error": row.get("trajectory_error")})
 
 
 class NoVerifierOutcome(Filter):
@@ -44,7 +50,8 @@ class JudgeNoVerdict(Filter):
 
     def check(self, row: Mapping[str, Any]) -> Drop | None:
         if row.get("success") is None:
-            return Drop("judge gave no verdict (parse failure)", {"rationale": row.get("rationale")})
+            why = (row.get("failure_kind") or "parse_failure").replace("_", " ")
+            return Drop(f"judge gave no verdict ({why})", {"rationale": row.get("rationale")})
         return None
 
 
@@ -88,9 +95,9 @@ class AcceptancePolicy:
     accepted_reason: str
 
 
-VERIFIER = AcceptancePolicy("verifier", (EnvFailure, NoVerifierOutcome, VerifierFailed), "verifier passed")
-JUDGE = AcceptancePolicy("judge", (EnvFailure, JudgeNoVerdict, JudgeRejected), "judge accepted")
-BOTH = AcceptancePolicy("both", (EnvFailure, NoVerifierOutcome, JudgeNoVerdict, Disagreement, VerifierFailed),
+VERIFIER = AcceptancePolicy("verifier", (TrajectoryFault, NoVerifierOutcome, VerifierFailed), "verifier passed")
+JUDGE = AcceptancePolicy("judge", (TrajectoryFault, JudgeNoVerdict, JudgeRejected), "judge accepted")
+BOTH = AcceptancePolicy("both", (TrajectoryFault, NoVerifierOutcome, JudgeNoVerdict, Disagreement, VerifierFailed),
                         "verifier and judge agree: success")
 
 
@@ -111,7 +118,7 @@ def policy_for(policy: str, row: Mapping[str, Any]) -> str:
     """``auto``: both where the task has a verifier outcome, judge where it has none."""
     if policy != "auto":
         return policy
-    return "both" if row.get("verifier_success") is not None or row.get("env_failure") else "judge"
+    return "both" if row.get("verifier_success") is not None or row.get("trajectory_failure") else "judge"
 
 
 def policies_of(accept: str) -> tuple[str, ...]:

@@ -77,7 +77,7 @@ class RunContext:
     def client(self, role: str) -> ModelClient:
         with self._lock:
             if role not in self._clients:
-                self._clients[role] = make_client(self.model(role), CallCache(self.lake))
+                self._clients[role] = make_client(self.model(role), CallCache(self.lake), role=role)
             return self._clients[role]
 
     def __post_init__(self) -> None:

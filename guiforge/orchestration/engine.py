@@ -15,6 +15,7 @@ from guiforge.lake.fingerprint import fingerprint
 from guiforge.lake.gc import delete_entries
 from guiforge.lake.writer import ShardCommit, commit_shard
 from guiforge.orchestration.context import RunContext
+from guiforge.orchestration.failure_share import FailureShare
 from guiforge.orchestration.provenance import code_fingerprint, data_fingerprint
 from guiforge.stages.base import ShardPlan, Stage
 
@@ -38,6 +39,7 @@ def shard_fingerprint(ctx: RunContext, stage: Stage, plan: ShardPlan) -> str:
             "code": code_fingerprint(stage.code),
             "data": data_fingerprint(stage.data_files()),
             "config": stage.config.model_dump(mode="json"),
+            **_faults(ctx),
             "model": ctx.model(stage.model_role).identity() if stage.model_role else None,
             **({"models": [ctx.model(r).identity() for r in extra_roles]} if extra_roles else {}),
             "seed": ctx.seed,
@@ -46,6 +48,12 @@ def shard_fingerprint(ctx: RunContext, stage: Stage, plan: ShardPlan) -> str:
             "inputs": plan.inputs,
         }
     )
+
+
+def _faults(ctx: RunContext) -> dict:
+    """Injected faults change a shard's rows: they enter its fingerprint where declared."""
+    faults = ctx.pipeline.config.faults
+    return {"faults": faults.model_dump()} if faults is not None and faults.enabled else {}
 
 
 def plan_stage(ctx: RunContext, stage: Stage) -> list[PlannedShard]:
@@ -100,6 +108,9 @@ def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard) -> dict:
     computed (or whatever failed because environments were closing) is discarded."""
     if shutdown.requested():
         return INTERRUPTED
+    share = ctx.resource(f"failure-share:{stage.name}", lambda: FailureShare(ctx, stage))
+    if share.tripped:  # a stage over its failure share starts no more shards
+        return INTERRUPTED
     started = time.perf_counter()
     try:
         outputs = stage.run(ctx, shard.plan)
@@ -113,13 +124,16 @@ def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard) -> dict:
     tables = {t: outputs.get(t, []) for t in stage.outputs()}
     if shutdown.requested():
         return INTERRUPTED
+    failures, units = stage.failures(tables)
+    share.admit(failures, units)  # over the share: this shard is not committed, the run stops
     content = {t: ctx.content_store(t) for t in tables if t in CONTENT_TABLES}
     for table, store in content.items():  # what another shard committed meanwhile is not stored twice
         rows = tables[table]
         tables[table] = store.uncommitted(rows.to_pylist() if hasattr(rows, "to_pylist") else list(rows))
     commit = ShardCommit(
         stage=stage.name, run_id=ctx.run_id, fingerprint=shard.fingerprint, key=shard.plan.key,
-        inputs=shard.plan.inputs, meta={"seconds": round(time.perf_counter() - started, 4)},
+        inputs=shard.plan.inputs, meta={"seconds": round(time.perf_counter() - started, 4),
+                                        **({"failures": failures, "units": units} if units else {})},
     )
     if shutdown.requested():  # the last moment a shard can be dropped
         return INTERRUPTED

@@ -23,7 +23,10 @@ class Pipeline:
     @property
     def fingerprint(self) -> str:
         # The lake location and explicit run id do not change what a run computes.
-        body = self.config.model_dump(exclude={"lake", "run_id", "description"})
+        # Neither does the failure share that stops a run; injected faults do, where declared.
+        body = self.config.model_dump(exclude={"lake", "run_id", "description", "max_failure_share", "faults"})
+        if self.config.faults is not None and self.config.faults.enabled:
+            body["faults"] = self.config.faults.model_dump()
         body["models"] = {role: self.model(role).identity() for role in sorted(self.model_roles())}
         return fingerprint(body, 12)
 

@@ -11,6 +11,7 @@ import fsspec
 from guiforge.errors import GuiforgeError
 from guiforge.lake.store import Lake
 from guiforge.report import charts, queries
+from guiforge.report.failures import failure_counts, injected_counts
 from guiforge.report.page import Section, render
 from guiforge.report.samples import pick_samples
 from guiforge.report.views import open_views
@@ -20,7 +21,8 @@ def build_sections(lake: Lake, run_id: str | None = None) -> list[Section]:
     con, filled = open_views(lake, run_id)
     try:
         return [
-            _overview(con, filled), _funnel(con, filled), _outcomes(con, filled), _exclusions(con, filled),
+            _overview(con, filled), _funnel(con, filled), _outcomes(con, filled), _failures(lake, run_id),
+            _exclusions(con, filled),
             _judge(con, filled), _rl_pool(con, filled), _rounds(con), _relabels(con, filled),
             _diagnoses(con, filled), _samples(con, filled),
         ]
@@ -48,6 +50,20 @@ def _outcomes(con, filled) -> Section:
                    figures=[charts.success_by_domain(by_domain), charts.success_by_skill(queries.success_by_skill(con)),
                             charts.steps_per_trajectory(queries.steps_per_trajectory(con))],
                    tables=[("by domain", by_domain)])
+
+
+def _failures(lake: Lake, run_id: str | None) -> Section:
+    by_stage = failure_counts(lake, run_id)
+    runs = sorted({r["run_id"] for r in by_stage} | ({run_id} if run_id else set()))
+    injected = [{"run_id": run, **r} for run in runs for r in injected_counts(lake, run)]
+    labelled = [{"label": f"{r['stage']} / {r['domain']}", "n": r["total"]} for r in by_stage]
+    note = ("none: no episode, gate, judgment or relabel met a fault" if not by_stage else
+            "environment, model and verifier failures have no outcome (never a reward or training data); "
+            "parse failures are the policy's own")
+    return Section("Failures", "failures", note=note,
+                   figures=[charts.counts_bar(labelled, "label", "n", "Failures by stage and domain")] if by_stage else [],
+                   tables=[("by stage, domain and kind", by_stage),
+                           *([("injected (faults: in the pipeline file)", injected)] if injected else [])])
 
 
 def _exclusions(con, filled) -> Section:

@@ -37,8 +37,8 @@ def success_by_domain(data: list[dict]) -> go.Figure:
         x=[r["domain"] for r in data], y=[r["success_rate"] for r in data],
         marker={"color": [DOMAIN_COLORS.get(r["domain"], "#9D9D9D") for r in data]},
         text=[f"{(r['success_rate'] or 0):.0%} of {r['trajectories']}" for r in data], textposition="outside",
-        customdata=[r["env_failures"] for r in data],
-        hovertemplate="%{x}: %{y:.1%} success<br>env failures: %{customdata}<extra></extra>"))
+        customdata=[r["no_outcome"] for r in data],
+        hovertemplate="%{x}: %{y:.1%} success<br>no outcome (faults): %{customdata}<extra></extra>"))
     fig.update_yaxes(range=[0, 1.1], tickformat=".0%", title="success rate (valid samples)")
     return _layout(fig, "Success by domain", height=340)
 

@@ -116,6 +116,11 @@ class Stage(ABC):
         shard fingerprint. The first is ``model_role``."""
         return [self.model_role] if self.model_role else []
 
+    def failures(self, outputs: dict[str, Rows]) -> tuple[dict[str, int], int]:
+        """(failed units by kind, units) in one shard's rows, for the run's
+        ``max_failure_share`` (guiforge.failures); ({}, 0): the stage counts none."""
+        return {}, 0
+
     @abstractmethod
     def inputs(self) -> list[str]: ...
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pickle
 import struct
 
+READY = "ready"  # a worker's first message: its imports are done, so a deadline may start
+
 
 def read_message(stream) -> object | None:
     header = stream.read(4)

@@ -4,17 +4,24 @@ multiprocessing, which would re-import the caller's __main__)."""
 
 from __future__ import annotations
 
+import os
 import sys
+import threading
 
 from guiforge.verify.runner import score_rubric
-from guiforge.verify.wire import read_message, write_message
+from guiforge.verify.wire import READY, read_message, write_message
 
 
 def main() -> None:
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # a check that prints must not corrupt the protocol
+    write_message(stdout, READY)
     while (request := read_message(stdin)) is not None:
-        rubric, state, feasible = request
+        rubric, state, feasible, fault = request
+        if fault == "crash":  # an injected fault (guiforge.faults): this process dies
+            os._exit(70)
+        if fault == "hang":  # ... or never answers, until the caller's deadline kills it
+            threading.Event().wait()
         write_message(stdout, score_rubric(rubric, state, feasible))
 
 
