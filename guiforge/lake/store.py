@@ -46,6 +46,34 @@ def _below_root(path: str) -> str:
     return path.strip("/")
 
 
+class DamagedManifest(GuiforgeError):
+    """A manifest entry that does not parse or lacks its fields."""
+
+    def __init__(self, lake: Lake, path: str, why: str):
+        self.path, self.why = path, why
+        super().__init__(f"lake {lake.uri}: manifest {lake.relative(path)} is unreadable ({why}); "
+                         f"`guiforge lake check --lake {lake.uri}` lists the damage and how to repair it")
+
+
+def read_manifest(lake: Lake, path: str) -> dict[str, Any]:
+    """One manifest entry, checked for the fields readers rely on."""
+    try:
+        with lake.fs.open(path, "rb") as fh:
+            body = json.loads(fh.read())
+    except UnicodeDecodeError:
+        raise DamagedManifest(lake, path, "not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise DamagedManifest(lake, path, f"invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    if not isinstance(body, dict) or not isinstance(body.get("outputs"), dict) \
+            or not isinstance(body.get("fingerprint"), str):
+        raise DamagedManifest(lake, path, "not a manifest entry: it needs 'fingerprint' and 'outputs'")
+    for table, written in body["outputs"].items():
+        if not isinstance(written, dict) or not isinstance(written.get("rows") or 0, int) \
+                or not isinstance(written.get("path") or "", str):
+            raise DamagedManifest(lake, path, f"outputs.{table} is not {{rows, path, bytes, sha256}}")
+    return body
+
+
 @dataclass(frozen=True)
 class ShardFile:
     table: str
@@ -182,9 +210,11 @@ class Lake:
         return sorted(files, key=lambda f: (f.run_id, f.path))
 
     def manifest_entries(self, run_id: str, stage: str) -> Iterator[dict[str, Any]]:
+        """The committed entries of one stage of one run; an unreadable one raises
+        :class:`DamagedManifest` naming its file."""
         for p in sorted(self._ls(self.manifest_dir(run_id, stage))):
-            if p.endswith(".json"):
-                yield self.read_json(p)
+            if p.endswith(".json") and TMP_MARK not in posixpath.basename(p):
+                yield read_manifest(self, p)
 
     def remove_stale_temporaries(self, directory: str) -> int:
         """Delete half-written files a killed writer left in ``directory``; returns how many."""
@@ -211,6 +241,11 @@ class Lake:
             return schema.empty_table() if columns is None else schema.empty_table().select(columns)
         parts = [self.read_shard(f.path, columns) for f in files]
         return pa.concat_tables(parts, promote_options="default")
+
+    def footer_rows(self, path: str) -> int:
+        """The row count a shard's Parquet footer records (reads the footer only)."""
+        with self.fs.open(self.resolve(path), "rb") as fh:
+            return pq.ParquetFile(fh).metadata.num_rows
 
     def read_shard(self, path: str, columns: list[str] | None = None) -> pa.Table:
         """One shard file; ``path`` as recorded (relative to the root, or an old absolute one)."""

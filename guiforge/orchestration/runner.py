@@ -23,6 +23,7 @@ def run_pipeline(
 ) -> list[StageSummary]:
     """Run ``pipeline`` under its run's lock. SIGINT/SIGTERM stop it: nothing in flight is
     committed and :class:`~guiforge.orchestration.shutdown.Interrupted` says what was."""
+    from guiforge.lake.check import verify_run
     from guiforge.lake.gc import remove_run
     from guiforge.lake.lock import RunLock
 
@@ -31,6 +32,7 @@ def run_pipeline(
     with lake_errors(lake), RunLock(lake, pipeline.run_id), shutdown.handling_signals():
         if fresh:
             remove_run(lake, pipeline.run_id)  # never what another run's rows refer to
+        verify_run(lake, pipeline.run_id, "run")  # the shards this run reads match their manifests
         summaries: list[StageSummary] = []
         try:
             if executor == "local":
