@@ -21,6 +21,7 @@ import io
 import json
 import os
 import posixpath
+import re
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -44,6 +45,16 @@ def _below_root(path: str) -> str:
         if parts[i].startswith("run="):
             return "/".join(parts[i - 1:])
     return path.strip("/")
+
+
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.=-]{0,120}")
+
+
+def checked_run_id(run_id: str) -> str:
+    """``run_id`` if it is one folder name (never ``..`` or a path): what a lake writes stays in it."""
+    if not isinstance(run_id, str) or not RUN_ID.fullmatch(run_id):
+        raise GuiforgeError(f"run id {run_id!r} is not valid: letters, digits, _ . - (one folder name)")
+    return run_id
 
 
 class DamagedManifest(GuiforgeError):
@@ -125,13 +136,13 @@ class Lake:
         return path if self.is_local else f"{self.protocol}://{path.lstrip('/')}"
 
     def run_dir(self, table: str, run_id: str) -> str:
-        return self.path(table, f"run={run_id}")
+        return self.path(table, f"run={checked_run_id(run_id)}")
 
     def shard_path(self, table: str, run_id: str, fingerprint: str) -> str:
         return posixpath.join(self.run_dir(table, run_id), f"part-{fingerprint}.parquet")
 
     def manifest_dir(self, run_id: str, stage: str) -> str:
-        return self.path(MANIFEST_DIR, f"run={run_id}", stage)
+        return self.path(MANIFEST_DIR, f"run={checked_run_id(run_id)}", stage)
 
     def manifest_path(self, run_id: str, stage: str, fingerprint: str) -> str:
         return posixpath.join(self.manifest_dir(run_id, stage), f"{fingerprint}.json")
