@@ -232,9 +232,13 @@ def tasks_import(
 ) -> None:
     """Read JSON task files into the lake's tasks table."""
     from guiforge.config import load_pipeline
-    from guiforge.lake.store import Lake
+    from guiforge.lake.store import Lake, checked_run_id
     from guiforge.tasks.io import import_tasks
 
+    try:
+        checked_run_id(run_id)
+    except GuiforgeError as exc:
+        raise GuiforgeError(f"--run-id: {exc}") from None
     n = import_tasks(Lake(lake or load_pipeline(None).config.lake), files, run_id)
     out.print(f"imported {n} task(s) into run {run_id}")
 

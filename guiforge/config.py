@@ -137,6 +137,7 @@ def build_pipeline(
     stages = expand_rounds(stages, fail)  # a bounded resynthesis loop becomes named round stages
     ordered = _order(stages, source, lines)
     pipeline = Pipeline(config, ordered, source)
+    pipeline.lines = lines  # for errors found later (preflight) to name the line
     for s in ordered:
         for role in s.model_roles():
             if role not in ROLES:

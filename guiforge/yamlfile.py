@@ -108,7 +108,12 @@ def parse_source(text: str, name: str, max_values: int = MAX_VALUES) -> YamlSour
     if len(text) > MAX_BYTES * 4:  # text that did not come from a file (a model's proposal)
         raise ConfigError(name, "", f"{len(text):,} characters is more than a YAML document may have")
     lines: dict[Loc, int] = {}
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow (a NUL byte, a control code)
+        line = text[:exc.position].count("\n") + 1
+        raise ConfigError(name, "", f"invalid YAML: character #x{exc.character:04x} is not allowed in YAML "
+                                    "(a binary or corrupted file?)", line) from None
     try:
         node = loader.get_single_node()
         if node is None:

@@ -138,6 +138,10 @@ def _readable_hashes(lake: Lake, path: str, column: str, report: CheckReport, en
 def require_lake(lake: Lake) -> None:
     if not lake.exists(lake.root):
         raise GuiforgeError(f"lake {lake.uri}: no such lake (the path does not exist); check --lake")
+    if not lake.fs.isdir(lake.root) or (lake.exists(lake.path(MANIFEST_DIR))
+                                        and not lake.fs.isdir(lake.path(MANIFEST_DIR))):
+        raise GuiforgeError(f"lake {lake.uri}: not a guiforge lake (a file, not a folder of tables and "
+                            f"{MANIFEST_DIR}/); check --lake")
     if not lake.exists(lake.path(MANIFEST_DIR)) and lake.tables():
         raise GuiforgeError(f"lake {lake.uri}: not a guiforge lake: table folders ({', '.join(lake.tables()[:3])}) "
                             f"but no {MANIFEST_DIR}/ folder; check --lake")

@@ -82,6 +82,11 @@ def read_manifest(lake: Lake, path: str) -> dict[str, Any]:
         if not isinstance(written, dict) or not isinstance(written.get("rows") or 0, int) \
                 or not isinstance(written.get("path") or "", str):
             raise DamagedManifest(lake, path, f"outputs.{table} is not {{rows, path, bytes, sha256}}")
+        try:
+            if written.get("path"):
+                lake.resolve(written["path"])
+        except GuiforgeError:
+            raise DamagedManifest(lake, path, f"outputs.{table}.path {written['path']!r} lies outside the lake") from None
     return body
 
 
@@ -123,13 +128,17 @@ class Lake:
         """The filesystem path of a recorded ``path``: relative paths are taken from the lake
         root; an absolute path under the root is kept; any other absolute path (an old lake,
         moved or copied) is mapped by its part below the lake root (``<table>/run=...`` or
-        ``_manifest/run=...``), never read where it points."""
+        ``_manifest/run=...``), never read where it points. A path that leads out of the lake
+        (``..``) is refused: nothing a manifest says is read or deleted outside the lake."""
         if "://" in path:
             path = path.split("://", 1)[1]
         root = self.root.rstrip("/")
-        if path.startswith(root + "/"):
-            return path
-        return self.path(_below_root(path))
+        out = path if path.startswith(root + "/") else self.path(_below_root(path))
+        if "/.." in out or out.startswith(".."):
+            out = posixpath.normpath(out)
+            if not out.startswith(root + "/"):
+                raise GuiforgeError(f"lake {self.uri}: {path!r} lies outside the lake")
+        return out
 
     def url(self, path: str) -> str:
         """A URL for ``path`` that DuckDB or another reader can open."""
