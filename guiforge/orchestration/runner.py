@@ -1,17 +1,35 @@
 """Run a validated pipeline end to end: on Prefect (the default) or on a local thread pool,
-then refresh the DuckDB catalog."""
+under the run's lock, then refresh the DuckDB catalog.
+
+The same steps serve a Prefect deployment (``flows/dag.py:run_config``): :func:`locked_run`
+takes the lock, drops the run for ``--fresh``, verifies the shards the run will read and,
+at the end, writes the catalog; :func:`interrupted_line` says what a stopped run committed.
+
+Signals are guiforge's on both paths: ``guiforge run`` keeps its own SIGINT/SIGTERM handlers
+in the main thread and runs the Prefect flow on another thread, where Prefect installs none;
+in a deployment Prefect owns SIGTERM, and the flows turn its ``TerminationSignal`` into the
+same shutdown before they let it through (flows/dag.py).
+"""
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import threading
 from collections.abc import Iterator
 from typing import Literal
 
+from guiforge.catalog import write_catalog
 from guiforge.config import Pipeline
 from guiforge.errors import GuiforgeError
+from guiforge.lake.check import verify_run
+from guiforge.lake.gc import all_entries, remove_run
+from guiforge.lake.lock import RunLock
 from guiforge.lake.store import Lake
 from guiforge.orchestration import shutdown
-from guiforge.orchestration.engine import Reporter, StageSummary
+from guiforge.orchestration.context import RunContext
+from guiforge.orchestration.engine import Reporter, StageSummary, run_local
+from guiforge.report.artifacts import publish_report
 
 
 def run_pipeline(
@@ -23,26 +41,14 @@ def run_pipeline(
 ) -> list[StageSummary]:
     """Run ``pipeline`` under its run's lock. SIGINT/SIGTERM stop it: nothing in flight is
     committed and :class:`~guiforge.orchestration.shutdown.Interrupted` says what was."""
-    from guiforge.lake.check import verify_run
-    from guiforge.lake.gc import remove_run
-    from guiforge.lake.lock import RunLock
-
     lake = Lake(pipeline.config.lake)
     shutdown.reset()
-    with lake_errors(lake), RunLock(lake, pipeline.run_id), shutdown.handling_signals():
-        if fresh:
-            remove_run(lake, pipeline.run_id)  # never what another run's rows refer to
-        verify_run(lake, pipeline.run_id, "run")  # the shards this run reads match their manifests
+    with shutdown.handling_signals(), locked_run(lake, pipeline, fresh):
         summaries: list[StageSummary] = []
         try:
             if executor == "local":
-                from guiforge.orchestration.context import RunContext
-                from guiforge.orchestration.engine import run_local
-
                 summaries = run_local(RunContext(pipeline, lake), reporter=reporter)
                 if not shutdown.requested():
-                    from guiforge.report.artifacts import publish_report
-
                     publish_report(lake, pipeline.run_id)  # on Prefect, the parent flow writes it
             else:
                 summaries = _run_prefect(pipeline, reporter, verbose)
@@ -52,16 +58,24 @@ def run_pipeline(
             # whatever failed while environments closed under the run: the interruption is the news
         if shutdown.requested():
             raise shutdown.Interrupted(interrupted_line(lake, pipeline), shutdown.signal_number())
-    from guiforge.catalog import write_catalog
-
-    write_catalog(lake)
     return summaries
+
+
+@contextlib.contextmanager
+def locked_run(lake: Lake, pipeline: Pipeline, fresh: bool = False) -> Iterator[None]:
+    """The run's lock held around the body; ``fresh`` drops the run first; the shards the run
+    reads are verified against their manifests; the catalog is written after a whole run."""
+    with lake_errors(lake), RunLock(lake, pipeline.run_id):
+        if fresh:
+            remove_run(lake, pipeline.run_id)  # never what another run's rows refer to
+        verify_run(lake, pipeline.run_id, "run")
+        yield
+        if not shutdown.requested():
+            write_catalog(lake)
 
 
 def interrupted_line(lake: Lake, pipeline: Pipeline) -> str:
     """What an interrupted run committed and how to resume it, in one line."""
-    from guiforge.lake.gc import all_entries
-
     per_stage: dict[str, int] = {}
     for e in all_entries(lake, pipeline.run_id):
         per_stage[e.stage] = per_stage.get(e.stage, 0) + 1
@@ -94,6 +108,7 @@ def lake_errors(lake: Lake) -> Iterator[None]:
 
 
 def _run_prefect(pipeline: Pipeline, reporter: Reporter | None, verbose: bool) -> list[StageSummary]:
+    # Prefect is imported only on this path: `--executor local`, validate and stats never pay for it.
     from guiforge.orchestration.prefect_env import configure, drain_events
 
     configure(verbose)
@@ -108,8 +123,29 @@ def _run_prefect(pipeline: Pipeline, reporter: Reporter | None, verbose: bool) -
         try:
             # Each sync flow run otherwise waits ~1 s on its heartbeat thread at exit.
             with temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
-                results = pipeline_flow(pipeline.to_dict(), run_name=pipeline.run_id)
+                results = in_flow_thread(lambda: pipeline_flow(pipeline.to_dict(), run_name=pipeline.run_id))
         finally:
             set_reporter(None)
             drain_events()
     return [StageSummary(**r) for r in results]
+
+
+def in_flow_thread(body):
+    """``body()`` on a thread of its own (with this thread's context: Prefect's settings), so
+    that Prefect, which installs its SIGTERM handler only on the main thread, leaves the
+    main thread's handlers (shutdown.py) in charge. Returns its result or raises its error."""
+    outcome: dict = {}
+    context = contextvars.copy_context()
+
+    def target() -> None:
+        try:
+            outcome["value"] = context.run(body)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller as is
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, name="guiforge-flow")
+    thread.start()
+    thread.join()  # a signal runs its handler here and the wait goes on
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
