@@ -114,7 +114,7 @@ def interrupt_during(config: Path, lake: Path, manifests: Path, env: dict, signu
 
 
 @pytest.mark.timeout(1500)  # four Prefect runs with real environments on a 2-core machine
-def test_sigint_during_gates_and_rollouts_then_rerun(tmp_path, reference):
+def test_sigint_during_gates_and_rollouts_then_rerun(tmp_path, reference, reference_lake):
     config = tmp_path / "interrupt.yaml"
     config.write_text(yaml.safe_dump(CONFIG))
     lake_dir = tmp_path / "lake"
@@ -145,6 +145,7 @@ def test_sigint_during_gates_and_rollouts_then_rerun(tmp_path, reference):
     output = rerun.communicate(timeout=600)[0]
     assert rerun.returncode == 0, output[-3000:]
     assert tables(Lake(lake_dir)) == reference
+    assert digests(Lake(lake_dir)) == digests(reference_lake)  # every table, not only the stable columns
     check = subprocess.run([sys.executable, "-m", "guiforge.cli", "lake", "check", "--lake", str(lake_dir)],
                            cwd=PROJECT_ROOT, capture_output=True, text=True)
     assert check.returncode == 0 and check.stdout.startswith("lake check ok"), check.stdout
