@@ -117,16 +117,8 @@ class ExclusiveFile:
     # -- conditional replace and delete ------------------------------------------------
     def swap(self, path: str, data: bytes, version: str) -> str | None:
         if self.kind == "s3":
-            bucket, key, _ = self.fs.split_path(path)
-            try:
-                answer = self.fs.call_s3("put_object", Bucket=bucket, Key=key, Body=data, IfMatch=version)
-            except (FileNotFoundError, OSError) as exc:
-                if _precondition_failed(exc) or isinstance(exc, FileNotFoundError):
-                    return None
-                raise
-            finally:
-                self.fs.invalidate_cache(path)
-            return answer.get("ETag") or self._etag_of(path, data)
+            answer = self._s3_if_match("put_object", path, version, Body=data)
+            return None if answer is None else answer.get("ETag") or self._etag_of(path, data)
         with self._guard(path):
             current = self.read(path)
             if current is None or current[1] != version:
@@ -142,16 +134,7 @@ class ExclusiveFile:
 
     def delete(self, path: str, version: str) -> bool:
         if self.kind == "s3":
-            bucket, key, _ = self.fs.split_path(path)
-            try:
-                self.fs.call_s3("delete_object", Bucket=bucket, Key=key, IfMatch=version)
-            except (FileNotFoundError, OSError) as exc:
-                if _precondition_failed(exc) or isinstance(exc, FileNotFoundError):
-                    return False
-                raise
-            finally:
-                self.fs.invalidate_cache(path)
-            return True
+            return self._s3_if_match("delete_object", path, version) is not None
         with self._guard(path):
             current = self.read(path)
             if current is None or current[1] != version:
@@ -161,6 +144,19 @@ class ExclusiveFile:
             else:
                 self.fs.rm(path)
             return True
+
+    def _s3_if_match(self, method: str, path: str, version: str, **kwargs) -> dict | None:
+        """An S3 call conditioned on the object's ETag; None if the store refused it (the
+        object changed or is gone)."""
+        bucket, key, _ = self.fs.split_path(path)
+        try:
+            return self.fs.call_s3(method, Bucket=bucket, Key=key, IfMatch=version, **kwargs)
+        except (FileNotFoundError, OSError) as exc:
+            if isinstance(exc, FileNotFoundError) or _precondition_failed(exc):
+                return None
+            raise
+        finally:
+            self.fs.invalidate_cache(path)
 
     @contextlib.contextmanager
     def _guard(self, path: str) -> Iterator[None]:
