@@ -42,6 +42,7 @@ from guiforge.orchestration.engine import (
     INTERRUPTED,
     PlannedShard,
     Reporter,
+    StageSummary,
     execute_stage,
     run_shard,
 )
@@ -138,16 +139,8 @@ def stage_flow(pipeline: dict[str, Any], stage_name: str) -> dict:
         drain_events()  # their final states reach the server before the process may end
         raise
     publish_stage(ctx.lake, ctx.run_id, summary)  # a markdown artifact: rows, exclusions, wall time
-    line = stage_line(summary)
-    get_run_logger().info(line)
+    get_run_logger().info(StageSummary(**summary).line())  # what `guiforge run` prints, in the flow run's log
     return summary
-
-
-def stage_line(summary: dict) -> str:
-    """A stage's summary in one line (what `guiforge run` prints, and the flow run's log)."""
-    rows = ", ".join(f"{t} {n}" for t, n in summary["rows"].items()) or "nothing new"
-    return (f"{summary['stage']}: {summary['ran']} shard(s) run, {summary['skipped']} already committed, "
-            f"{summary['pruned']} pruned — {rows} ({summary['seconds']:.1f}s)")
 
 
 @flow(name="guiforge-run", flow_run_name="{run_name}", persist_result=False, validate_parameters=False)

@@ -46,11 +46,7 @@ class ProgressReporter(Reporter):
     def stage_finished(self, summary: StageSummary) -> None:
         if summary.stage in self.tasks:
             self.progress.stop_task(self.tasks[summary.stage])  # its clock stops with it
-        rows = ", ".join(f"{t} {n}" for t, n in summary.rows.items()) or "nothing new"
-        self.progress.console.print(
-            f"[green]✓[/] {summary.stage}: {summary.ran} shard(s) run, {summary.skipped} already committed"
-            f" — {rows} ({summary.seconds:.1f}s)"
-        )
+        self.progress.console.print(f"[green]✓[/] {summary.line()}")
 
 
 @app.command()

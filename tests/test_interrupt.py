@@ -176,24 +176,36 @@ def test_sigterm_exits_143_and_commits_nothing_in_flight(tmp_path):
     assert check.returncode == 0, check.stdout
 
 
+# Ten rollout shards: however late the signal lands after the first commit, work is left.
+LONG_ROLLOUTS = {**CONFIG, "name": "interrupt-long",
+                 "stages": {**CONFIG["stages"], "rollouts": {**CONFIG["stages"]["rollouts"], "tasks": 10}}}
+
+
+@pytest.fixture(scope="module")
+def long_reference(tmp_path_factory) -> Lake:
+    lake = tmp_path_factory.mktemp("long-reference") / "lake"
+    run_pipeline(build_pipeline(LONG_ROLLOUTS, "ref.yaml", lake=str(lake)), executor="local")
+    return Lake(lake)
+
+
 @pytest.mark.timeout(1200)
 @pytest.mark.parametrize("executor", ["prefect", "local"])
-def test_sigterm_during_rollouts_then_resume_gives_the_uninterrupted_tables(tmp_path, reference_lake, executor):
+def test_sigterm_during_rollouts_then_resume_gives_the_uninterrupted_tables(tmp_path, long_reference, executor):
     """SIGTERM while rollouts run (Prefect's own SIGTERM handler must not win): exit 143 with
     one line, nothing the signal interrupted committed, and the resumed run's tables (every
     table, content hashes over sorted rows) are the uninterrupted run's."""
     config = tmp_path / "interrupt.yaml"
-    config.write_text(yaml.safe_dump(CONFIG))
+    config.write_text(yaml.safe_dump(LONG_ROLLOUTS))
     lake_dir = tmp_path / "lake"
     env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect")}
-    run_dir = lake_dir / "_manifest" / f"run={build_pipeline(CONFIG, 'x').run_id}"
+    run_dir = lake_dir / "_manifest" / f"run={build_pipeline(LONG_ROLLOUTS, 'x').run_id}"
     output, took = interrupt_during(config, lake_dir, run_dir / "rollouts", env, signal.SIGTERM,
                                     "--executor", executor)
     lines = [line for line in output.splitlines() if line.strip()]
     assert lines[-1].startswith("interrupted by SIGTERM during rollouts; committed shards of run"), output[-2000:]
     assert "Traceback" not in output and "TerminationSignal" not in output, output[-3000:]
     assert took < 60, f"exit took {took:.0f}s after SIGTERM"
-    got, want = tables(Lake(lake_dir)), tables(reference_lake)
+    got, want = tables(Lake(lake_dir)), tables(long_reference)
     assert set(got["trajectories"]) <= set(want["trajectories"])  # no env_failure the stop caused
     assert set(got["exclusions"]) <= set(want["exclusions"])
     assert len(got["trajectories"]) < len(want["trajectories"]), "the signal came too late to test anything"
@@ -201,4 +213,4 @@ def test_sigterm_during_rollouts_then_resume_gives_the_uninterrupted_tables(tmp_
     rerun = guiforge("run", str(config), "--lake", str(lake_dir), "--executor", executor, env=env)
     output = rerun.communicate(timeout=600)[0]
     assert rerun.returncode == 0, output[-3000:]
-    assert digests(Lake(lake_dir)) == digests(reference_lake)
+    assert digests(Lake(lake_dir)) == digests(long_reference)

@@ -145,7 +145,7 @@ def in_flow_thread(body):
 
     thread = threading.Thread(target=target, name="guiforge-flow")
     thread.start()
-    thread.join()  # a signal runs its handler here and the wait goes on
+    shutdown.join(thread)  # wakes often enough for a signal's handler to run at once
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
