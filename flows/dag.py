@@ -30,10 +30,11 @@ from prefect.client.schemas.actions import GlobalConcurrencyLimitCreate
 from prefect.concurrency.sync import concurrency
 from prefect.exceptions import ObjectAlreadyExists, TerminationSignal
 from prefect.futures import as_completed, wait
-from prefect.states import Cancelled
+from prefect.states import Cancelled, Failed
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from guiforge.config import Pipeline, build_pipeline
+from guiforge.errors import GuiforgeError
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.lake.store import Lake
 from guiforge.orchestration import shutdown
@@ -167,14 +168,23 @@ def pipeline_flow(pipeline: dict[str, Any], run_name: str = "run") -> list[dict]
 
 @flow(name="guiforge-deployment", persist_result=False)
 def run_config(config: str = "pipeline.yaml", lake: str | None = None, run_id: str | None = None,
-               fresh: bool = False) -> list[dict]:
+               fresh: bool = False):
     """Entry point for Prefect deployments (prefect.yaml): load, validate and run a pipeline
-    file, exactly as `guiforge run CONFIG` does (lock, verification, resume, catalog)."""
+    file, exactly as `guiforge run CONFIG` does (lock, verification, resume, catalog). A
+    problem the user can fix ends the flow run Failed with its one line, not a traceback."""
+    logger = get_run_logger()
+    try:
+        return _run_config(config, lake, run_id, fresh, logger)
+    except GuiforgeError as exc:
+        logger.error(f"error: {exc}")
+        return Failed(message=str(exc))
+
+
+def _run_config(config: str, lake: str | None, run_id: str | None, fresh: bool, logger):
     from guiforge.config import load_pipeline
     from guiforge.orchestration.runner import interrupted_line, locked_run
     from guiforge.preflight import preflight
 
-    logger = get_run_logger()
     pipeline = load_pipeline(config, lake=lake, run_id=run_id)
     preflight(pipeline)
     store = Lake(pipeline.config.lake)

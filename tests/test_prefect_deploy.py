@@ -178,6 +178,16 @@ class Server:
             body = {"logs": {"flow_run_id": {"any_": mine}}, "limit": 200}
             return [x["message"] for x in c.post("/logs/filter", json=body).json()]
 
+    def logs_once(self, run_id: str, *wanted: str, timeout: float = 60) -> list[str]:
+        """The run's log lines once each of ``wanted`` is in them (logs ship in batches after
+        the run ends), or as they are at ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            lines = self.logs(run_id)
+            if all(any(w in line for line in lines) for w in wanted) or time.monotonic() > deadline:
+                return lines
+            time.sleep(1)
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[Server]:
@@ -211,9 +221,20 @@ def test_deploy_from_prefect_yaml_and_run_on_a_process_worker(server, tmp_path):
     # what `guiforge run` does besides running the stages
     assert (lake / "catalog.duckdb").exists(), "no DuckDB catalog"
     assert not list((lake / "_locks").glob("run=*.json")), "the run lock outlived the run"
-    logs = "\n".join(server.logs(run["id"]))
+    logs = "\n".join(server.logs_once(run["id"], "personas: 1 shard(s) run, 0 already committed", "rollouts: "))
     assert "personas: 1 shard(s) run, 0 already committed" in logs, logs[-3000:]
     assert "rollouts: " in logs and "trajectories" in logs
+
+
+def test_a_problem_the_user_can_fix_fails_the_run_with_its_one_line(server, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a lake")
+    run = server.wait_final(server.trigger(lake=str(blocker)), timeout=300)
+    assert run["state"]["type"] == "FAILED", run["state"]
+    assert run["state"]["message"].startswith(f"lake {blocker}: is a file"), run["state"]
+    line = f"error: lake {blocker}: is a file, not a folder; pass another --lake"
+    logs = server.logs_once(run["id"], line)
+    assert line in logs, logs  # guiforge's own line (Prefect's engine still logs its exit on its own)
 
 
 def test_two_triggers_of_one_run_wait_for_each_other(server, tmp_path):
@@ -223,7 +244,7 @@ def test_two_triggers_of_one_run_wait_for_each_other(server, tmp_path):
     first, second = server.trigger(lake=str(lake)), server.trigger(lake=str(lake))
     runs = [server.wait_final(first), server.wait_final(second)]
     assert [r["state"]["type"] for r in runs] == ["COMPLETED", "COMPLETED"], [r["state"] for r in runs]
-    logs = {r["id"]: "\n".join(server.logs(r["id"])) for r in runs}
+    logs = {r["id"]: "\n".join(server.logs_once(r["id"], "personas: ")) for r in runs}
     computed = [rid for rid, text in logs.items() if "personas: 1 shard(s) run" in text]
     resumed = [rid for rid, text in logs.items() if "personas: 0 shard(s) run, 1 already committed" in text]
     assert len(computed) == 1 and len(resumed) == 1, logs
