@@ -33,7 +33,7 @@ from prefect.futures import as_completed, wait
 from prefect.states import Cancelled, Failed
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from guiforge.config import Pipeline, build_pipeline
+from guiforge.config import Pipeline, build_pipeline, load_pipeline
 from guiforge.errors import GuiforgeError
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.lake.store import Lake
@@ -48,6 +48,8 @@ from guiforge.orchestration.engine import (
     run_shard,
 )
 from guiforge.orchestration.prefect_env import SHARD_RETRIES, SHARD_RETRY_DELAYS, drain_events
+from guiforge.orchestration.runner import interrupted_line, locked_run
+from guiforge.preflight import preflight
 from guiforge.report.artifacts import publish_report, publish_stage
 from guiforge.stages.base import ShardPlan
 
@@ -181,10 +183,6 @@ def run_config(config: str = "pipeline.yaml", lake: str | None = None, run_id: s
 
 
 def _run_config(config: str, lake: str | None, run_id: str | None, fresh: bool, logger):
-    from guiforge.config import load_pipeline
-    from guiforge.orchestration.runner import interrupted_line, locked_run
-    from guiforge.preflight import preflight
-
     pipeline = load_pipeline(config, lake=lake, run_id=run_id)
     preflight(pipeline)
     store = Lake(pipeline.config.lake)
