@@ -47,11 +47,7 @@ class ProgressReporter(Reporter):
     def stage_finished(self, summary: StageSummary) -> None:
         if summary.stage in self.tasks:
             self.progress.stop_task(self.tasks[summary.stage])  # its clock stops with it
-        rows = ", ".join(f"{t} {n}" for t, n in summary.rows.items()) or "nothing new"
-        self.progress.console.print(
-            f"[green]✓[/] {summary.stage}: {summary.ran} shard(s) run, {summary.skipped} already committed"
-            f" — {rows} ({summary.seconds:.1f}s)"
-        )
+        self.progress.console.print(f"[green]✓[/] {summary.line()}")
 
 
 @app.command()
@@ -250,10 +246,14 @@ def tasks_import(
 ) -> None:
     """Read JSON task files into the lake's tasks table."""
     # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
-    from guiforge.lake.store import Lake
+    from guiforge.lake.store import Lake, checked_run_id
     from guiforge.orchestration.compile import load_pipeline
     from guiforge.tasks.io import import_tasks
 
+    try:
+        checked_run_id(run_id)
+    except GuiforgeError as exc:
+        raise GuiforgeError(f"--run-id: {exc}") from None
     n = import_tasks(Lake(lake or load_pipeline(None).config.lake), files, run_id)
     out.print(f"imported {n} task(s) into run {run_id}")
 

@@ -16,9 +16,10 @@ from pydantic import ValidationError
 from guiforge.errors import GuiforgeError
 from guiforge.export.formats import EXPORT_FORMATS, ExportJob
 from guiforge.export.rows import rl_rows, sft_rows
-from guiforge.export.source import load_source, read_images, task_world_json
+from guiforge.export.source import load_source, pick_run, read_images, task_world_json
 from guiforge.export.target import check_target
 from guiforge.harness.context import ContextPolicy
+from guiforge.lake.check import verify_run
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.lake.store import Lake
 from guiforge.lake.writer import ShardCommit, commit_shard
@@ -81,6 +82,7 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
     policy = parse_context(context)
     started = time.perf_counter()
 
+    verify_run(lake, pick_run(lake, run_id), "export")  # a damaged shard stops here, not as a wrong dataset
     src = load_source(lake, run_id)
     sft = sft_rows(src, target, policy)
     worlds = task_world_json(lake, src.run_id, {r["world_id"] for r in src.rl_tasks if r.get("world_id")})

@@ -9,7 +9,7 @@ import json
 from dataclasses import asdict
 
 from guiforge.faults.plan import Injection
-from guiforge.lake.gc import all_entries
+from guiforge.lake.manifests import all_entries
 
 
 def log_path(lake, run_id: str, stage: str, shard_key: str | None = None) -> str:

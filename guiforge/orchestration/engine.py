@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import as_completed as cf_as_completed
 from dataclasses import dataclass
 
 from guiforge import __version__, shutdown
@@ -176,6 +175,13 @@ class StageSummary:
     def as_dict(self) -> dict:
         return self.__dict__.copy()
 
+    def line(self) -> str:
+        """The stage in one line (the CLI prints it; a Prefect flow run logs it)."""
+        rows = ", ".join(f"{t} {n}" for t, n in self.rows.items()) or "nothing new"
+        pruned = f", {self.pruned} pruned" if self.pruned else ""
+        return (f"{self.stage}: {self.ran} shard(s) run, {self.skipped} already committed{pruned}"
+                f" — {rows} ({self.seconds:.1f}s)")
+
 
 class Reporter:
     """Progress callbacks; the CLI's subclass draws rich progress bars."""
@@ -228,7 +234,7 @@ def run_local(ctx: RunContext, workers: int | None = None, reporter: Reporter | 
         with ThreadPoolExecutor(max_workers=workers or ctx.pipeline.config.workers) as pool:
             for stage in ctx.pipeline.stages:
                 summaries.append(execute_stage(
-                    ctx, stage, lambda p, s=stage: pool.submit(run_shard, ctx, s, p), cf_as_completed, reporter))
+                    ctx, stage, lambda p, s=stage: pool.submit(run_shard, ctx, s, p), shutdown.as_completed, reporter))
                 if summaries[-1].interrupted:
                     break
     finally:

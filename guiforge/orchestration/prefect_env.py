@@ -24,6 +24,11 @@ DEFAULTS = {
 }
 
 
+# A shard task's retries (a shard is idempotent) and the waits before them, in seconds.
+SHARD_RETRIES = int(os.environ.get("GUIFORGE_SHARD_RETRIES", "2"))
+SHARD_RETRY_DELAYS = [float(s) for s in os.environ.get("GUIFORGE_SHARD_RETRY_DELAYS", "2,10").split(",")]
+
+
 def configure(verbose: bool = False) -> None:
     for key, value in DEFAULTS.items():
         os.environ.setdefault(key, value)

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 
 from guiforge.failures import FAILURE_KINDS, failure_kind
 from guiforge.faults.log import read_log
-from guiforge.lake.gc import all_entries
+from guiforge.lake.manifests import all_entries
 from guiforge.lake.store import Lake
 
 _COLUMNS = {"trajectories": ("task_id", "failure_kind", "env_failure"),

@@ -13,7 +13,7 @@ from functools import cache
 from pydantic import BaseModel, ConfigDict, Field
 
 from guiforge.worlds.seeds import data_dir, load_persona_seeds
-from guiforge.worlds.yamlsrc import load_yaml
+from guiforge.yamlfile import read_yaml
 
 MIN_CITY_POPULATION = 60_000  # persona homes: towns people would name, not hamlets
 MIN_DESTINATION_POPULATION = 200_000
@@ -64,7 +64,7 @@ class Airport:
 @cache
 def country_table() -> CountryTable:
     with _lock:
-        return load_yaml(data_dir() / "countries.yaml").validate(CountryTable)
+        return read_yaml(data_dir() / "countries.yaml").validate(CountryTable)
 
 
 def country_code(name: str) -> str:
