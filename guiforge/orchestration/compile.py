@@ -60,6 +60,7 @@ def build_pipeline(
     ordered = order(stages, where)
     check_columns(ordered, where)
     pipeline = Pipeline(config, ordered, source)
+    pipeline.lines = lines  # for errors found later (preflight) to name the line
     check_models(pipeline, where)
     return pipeline
 
