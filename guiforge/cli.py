@@ -280,6 +280,7 @@ def export_cmd(
 def _print_stats(lake_uri: str, run_id: str | None) -> None:
     from guiforge.catalog import counts, exclusion_reasons, rollout_summary, write_catalog
     from guiforge.lake.store import Lake
+    from guiforge.report.stats import print_time_and_cost
 
     lake = Lake(lake_uri)
     rows = [c for c in counts(lake) if run_id is None or c.run_id == run_id]
@@ -310,6 +311,7 @@ def _print_stats(lake_uri: str, run_id: str | None) -> None:
         out.print(ro)
     _print_curation(lake, run_id)
     _print_rounds(lake, run_id)
+    print_time_and_cost(out, lake_uri, run_id)
     catalog = write_catalog(lake)
     if catalog:
         out.print(f"DuckDB catalog: {catalog}  (duckdb {catalog} -c 'SELECT count(*) FROM worlds')")

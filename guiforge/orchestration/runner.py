@@ -12,6 +12,7 @@ from guiforge.errors import GuiforgeError
 from guiforge.lake.store import Lake
 from guiforge.orchestration import shutdown
 from guiforge.orchestration.engine import Reporter, StageSummary
+from guiforge.orchestration.provenance import record_run
 
 
 def run_pipeline(
@@ -31,6 +32,7 @@ def run_pipeline(
     with lake_errors(lake), RunLock(lake, pipeline.run_id), shutdown.handling_signals():
         if fresh:
             remove_run(lake, pipeline.run_id)  # never what another run's rows refer to
+        record_run(lake, pipeline)  # provenance: what the viewer, stats and report show in their header
         summaries: list[StageSummary] = []
         try:
             if executor == "local":
