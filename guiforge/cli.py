@@ -278,7 +278,13 @@ def export_cmd(
 
 
 def _print_stats(lake_uri: str, run_id: str | None) -> None:
-    from guiforge.catalog import counts, exclusion_reasons, rollout_summary, write_catalog
+    from guiforge.catalog import (
+        catalog_hint,
+        counts,
+        exclusion_reasons,
+        rollout_summary,
+        write_catalog,
+    )
     from guiforge.lake.store import Lake
     from guiforge.report.stats import print_time_and_cost
 
@@ -313,8 +319,7 @@ def _print_stats(lake_uri: str, run_id: str | None) -> None:
     _print_rounds(lake, run_id)
     print_time_and_cost(out, lake_uri, run_id)
     catalog = write_catalog(lake)
-    if catalog:
-        out.print(f"DuckDB catalog: {catalog}  (duckdb {catalog} -c 'SELECT count(*) FROM worlds')")
+    out.print(f"DuckDB catalog: {catalog}  ({catalog_hint(lake, catalog)})", highlight=False, soft_wrap=True)
 
 
 def _print_curation(lake, run_id: str | None) -> None:

@@ -9,12 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import duckdb
 import pytest
 from markupsafe import escape
 from playwright.sync_api import sync_playwright
 
-from guiforge.catalog import write_catalog
+from guiforge.catalog import connect_catalog, write_catalog
 from guiforge.config import build_pipeline
 from guiforge.envs.web.browser import CHROMIUM, CHROMIUM_ARGS
 from guiforge.lake import Lake
@@ -157,10 +156,10 @@ def readme_questions() -> list[str]:
 
 def test_readme_questions_run_on_the_catalog(full_lake):
     lake, _ = full_lake
-    catalog = write_catalog(lake)
+    write_catalog(lake)
     queries = readme_questions()
     assert len(queries) == 3
-    con = duckdb.connect(str(catalog), read_only=True)
+    con = connect_catalog(lake)
     try:
         answers = [con.execute(q).fetchall() for q in queries]
     finally:
