@@ -15,6 +15,7 @@ COMMON = {
     "domain": "domain = ?",
     "app": "list_contains(apps, ?)",
     "skill": "skill_id = ?",
+    "skill_group": "split_part(skill_id, '.', 1) = ?",  # the skills of one application (mail.*)
     "tier": "tier = ?",
     "round": "round = TRY_CAST(? AS INTEGER)",
 }
@@ -90,7 +91,7 @@ TABLES = ("trajectories", "tasks", "judgments", "exclusions")
 # Filters of one table beyond COMMON.
 OWN = {
     "trajectories": {"outcome": OUTCOME, "agreement": "agrees", "accepted": "accepted",
-                     "failure_kind": "failure_kind = ?", "task": "task_id = ?"},
+                     "failure_kind": "failure_kind = ?", "task": "task_id = ?", "trajectory": "trajectory_id = ?"},
     "judgments": {"outcome": OUTCOME, "agreement": "agrees", "accepted": "accepted", "judge": "judge = ?",
                   "trajectory": "trajectory_id = ?", "task": "task_id = ?"},
     "tasks": {"outcome": {**OUTCOME, "mixed": "outcome = 'mixed'"}, "task": "task_id = ?",
