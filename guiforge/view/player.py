@@ -103,9 +103,10 @@ function draw(step) {
     }
   }
   let text = '';
-  if (a.text) text = `⌨ "${a.text}"`;
+  if (a.type === 'type') text = `⌨ "${a.text || ''}"`;
   else if (a.keys && a.keys.length) text = `⌨ ${a.keys.join('+')}`;
-  else if (q.x === null) text = a.type ? `${a.type}${a.direction ? ' ' + a.direction : ''}${a.status ? ' ' + a.status : ''}${a.answer ? ': ' + a.answer : ''}` : 'no action';
+  else if (q.x === null || a.text || a.app) text = [a.type || 'no action', a.app, a.text ? `"${a.text}"` : '',
+    a.direction, a.status, a.answer ? ': ' + a.answer : ''].filter(Boolean).join(' ');
   if (text) {
     const size = Math.max(18, q.h / 24);
     label(svg, q.w, q.x !== null ? q.x + u * 3 : u, q.y !== null ? q.y + u * 3 : u, text.slice(0, 80), size);
