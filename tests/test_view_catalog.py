@@ -16,6 +16,7 @@ from guiforge.config import build_pipeline
 from guiforge.lake import Lake
 from guiforge.lake.writer import ShardCommit, commit_shard
 from guiforge.orchestration.runner import run_pipeline
+from guiforge.view.server import Viewer
 
 
 def _fill(lake: Lake, n: int, run: str = "r1") -> None:
@@ -74,6 +75,13 @@ def test_catalog_of_an_s3_lake_written_by_run_and_read_in_a_copy(s3_uri, monkeyp
         assert _counts(con) == (6, 6, 0)
     finally:
         con.close()
+    viewer = Viewer(lake)  # the viewer reads the same store (DuckDB over its filesystem)
+    try:
+        index = viewer.handle("/", {})[2].decode()
+        status, _, run_page = viewer.handle(f"/run/{build_pipeline(config, 's3cat.yaml', lake=uri).run_id}", {})
+    finally:
+        viewer.close()
+    assert "s3cat-" in index and status == 200 and "personas" in run_page.decode()
     copy = Lake(f"{uri}-copy")
     lake.fs.copy(lake.root, copy.root, recursive=True)
     lake.fs.rm(lake.path("personas"), recursive=True)  # the original loses a table: the copy keeps it
