@@ -169,6 +169,33 @@ def report(
     out.print(f"report: {written}", highlight=False, soft_wrap=True)
 
 
+@app.command()
+def view(
+    lake: LakeOpt = None,
+    port: Annotated[int, typer.Option("--port", help="port to serve on")] = 8765,
+    host: Annotated[str, typer.Option("--host", help="address to bind (loopback unless you mean to share it)")]
+    = "127.0.0.1",
+) -> None:
+    """A local web app over the lake (read-only): runs and provenance, funnel and stage
+    timeline, time and cost, filterable tables, the trajectory player, two runs side by side."""
+    from guiforge.config import load_pipeline
+    from guiforge.lake.store import Lake
+    from guiforge.view import make_server
+
+    store = Lake(lake or load_pipeline(None).config.lake)
+    try:
+        server, viewer = make_server(store, host, port)
+    except OSError as exc:
+        raise GuiforgeError(f"--port {port}: cannot listen on {host}:{port} ({exc.strerror}); pick another port") from None
+    out.print(f"guiforge view of {store.uri}: http://{host}:{server.server_address[1]}/  (Ctrl-C stops it)",
+              highlight=False, soft_wrap=True)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+        viewer.close()
+
+
 skills_app = typer.Typer(help="List and check skill cards (skills/<app>/<skill>.yaml).", no_args_is_help=True)
 app.add_typer(skills_app, name="skills")
 
@@ -293,9 +320,16 @@ def export_cmd(
 
 def _print_stats(lake_uri: str, run_id: str | None) -> None:
     # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
-    from guiforge.catalog import counts, exclusion_reasons, rollout_summary, write_catalog
+    from guiforge.catalog import (
+        catalog_hint,
+        counts,
+        exclusion_reasons,
+        rollout_summary,
+        write_catalog,
+    )
     from guiforge.cli_failures import print_failures
     from guiforge.lake.store import Lake
+    from guiforge.report.stats import print_time_and_cost
 
     lake = Lake(lake_uri)
     rows = [c for c in counts(lake) if run_id is None or c.run_id == run_id]
@@ -327,9 +361,9 @@ def _print_stats(lake_uri: str, run_id: str | None) -> None:
     print_failures(out, lake, run_id)
     _print_curation(lake, run_id)
     _print_rounds(lake, run_id)
+    print_time_and_cost(out, lake_uri, run_id)
     catalog = write_catalog(lake)
-    if catalog:
-        out.print(f"DuckDB catalog: {catalog}  (duckdb {catalog} -c 'SELECT count(*) FROM worlds')")
+    out.print(f"DuckDB catalog: {catalog}  ({catalog_hint(lake, catalog)})", highlight=False, soft_wrap=True)
 
 
 def _print_curation(lake, run_id: str | None) -> None:

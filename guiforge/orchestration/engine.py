@@ -15,7 +15,12 @@ from guiforge.lake.gc import delete_entries
 from guiforge.lake.writer import ShardCommit, commit_shard
 from guiforge.orchestration.context import RunContext
 from guiforge.orchestration.failure_share import FailureShare
-from guiforge.orchestration.provenance import code_fingerprint, data_fingerprint
+from guiforge.orchestration.provenance import (
+    code_fingerprint,
+    cpu_seconds,
+    data_fingerprint,
+    record_stage_session,
+)
 from guiforge.stages.base import ShardPlan, Stage
 
 
@@ -110,7 +115,7 @@ def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard) -> dict:
     share = ctx.resource(f"failure-share:{stage.name}", lambda: FailureShare(ctx, stage))
     if share.tripped:  # a stage over its failure share starts no more shards
         return INTERRUPTED
-    started = time.perf_counter()
+    started, started_at, cpu = time.perf_counter(), time.time(), time.thread_time()
     try:
         outputs = stage.run(ctx, shard.plan)
     except Exception as exc:
@@ -131,8 +136,11 @@ def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard) -> dict:
         tables[table] = store.uncommitted(rows.to_pylist() if hasattr(rows, "to_pylist") else list(rows))
     commit = ShardCommit(
         stage=stage.name, run_id=ctx.run_id, fingerprint=shard.fingerprint, key=shard.plan.key,
-        inputs=shard.plan.inputs, meta={"seconds": round(time.perf_counter() - started, 4),
-                                        **({"failures": failures, "units": units} if units else {})},
+        inputs=shard.plan.inputs,
+        # cpu_s: this shard's own thread; the stage session record counts the whole process.
+        meta={"seconds": round(time.perf_counter() - started, 4), "started_at": started_at,
+              "cpu_s": round(time.thread_time() - cpu, 4),
+              **({"failures": failures, "units": units} if units else {})},
     )
     if shutdown.requested():  # the last moment a shard can be dropped
         return INTERRUPTED
@@ -197,7 +205,7 @@ def execute_stage(ctx: RunContext, stage: Stage, submit, as_completed, reporter:
     """Run every uncommitted shard of ``stage``: ``submit(shard)`` returns a future with
     ``.result()``; ``as_completed(futures)`` yields them as they finish."""
     reporter = reporter or Reporter()
-    started = time.perf_counter()
+    started, started_at, cpu = time.perf_counter(), time.time(), cpu_seconds()
     shutdown.note_stage(stage.name)
     planned = plan_stage(ctx, stage)
     done = committed_fingerprints(ctx, stage)
@@ -221,6 +229,8 @@ def execute_stage(ctx: RunContext, stage: Stage, submit, as_completed, reporter:
     pruned = 0 if interrupted else finish_stage(ctx, stage, planned)
     summary = StageSummary(stage.name, len(planned), len(planned) - len(todo), ran, pruned, rows,
                            round(time.perf_counter() - started, 3), interrupted)
+    if ran:  # wall and CPU time of this session of the stage, for stats, the report and the viewer
+        record_stage_session(ctx, summary, started_at, cpu_seconds() - cpu)
     if interrupted:
         return summary
     reporter.stage_finished(summary)

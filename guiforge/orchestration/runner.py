@@ -30,6 +30,7 @@ from guiforge.orchestration.context import RunContext
 from guiforge.orchestration.engine import Reporter, StageSummary, run_local
 from guiforge.orchestration.pipeline import Pipeline
 from guiforge.orchestration.prefect_env import configure, drain_events
+from guiforge.orchestration.provenance import record_run
 from guiforge.orchestration.server import run_home, temporary_server
 
 
@@ -73,6 +74,7 @@ def locked_run(lake: Lake, pipeline: Pipeline, fresh: bool = False) -> Iterator[
         if fresh:
             remove_run(lake, pipeline.run_id)  # never what another run's rows refer to
         verify_run(lake, pipeline.run_id, "run")
+        record_run(lake, pipeline)  # provenance: what the viewer, stats and report show in their header
         yield
         if not shutdown.requested():
             # heavy: duckdb, imported when this runs

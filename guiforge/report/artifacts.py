@@ -136,6 +136,9 @@ def publish_report(lake: Lake, run_id: str) -> str | None:
                 local = write_report(lake, os.path.join(tmp, "report.html"), run_id)
                 lake.fs.makedirs(lake.path(REPORTS_DIR), exist_ok=True)
                 lake.fs.put_file(local, lake.path(REPORTS_DIR, f"{run_id}.html"))
+                for name in os.listdir(tmp):  # the shared assets beside it (plotly.js, once per lake)
+                    if name != "report.html" and not lake.exists(lake.path(REPORTS_DIR, name)):
+                        lake.fs.put_file(os.path.join(tmp, name), lake.path(REPORTS_DIR, name))
             where = report_location(lake, run_id)
     except Exception as exc:
         log.warning("guiforge: could not write the report of run %s: %s", run_id, exc)

@@ -38,6 +38,7 @@ class Sample:
     n_steps: int
     score: float | None
     frames: list[Frame] = field(default_factory=list)
+    url: str = ""  # the trajectory in guiforge view's player
 
 
 def _verdict_sql(filled: set[str]) -> str:
