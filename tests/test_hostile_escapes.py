@@ -17,6 +17,7 @@ import duckdb
 import pytest
 
 from guiforge.paths import DATA_DIR, PROJECT_ROOT, SKILLS_DIR
+from guiforge.report.page import PLOTLY_ASSET
 
 pytestmark = pytest.mark.slow
 
@@ -89,5 +90,6 @@ def test_escapes_through_cards_and_worlds_execute_nothing(tmp_path):
     assert "<script>document.title='pwned'</script>" not in html and "<img src=x onerror" not in html
     assert not MARKER.exists()
     outside = {p.name for p in tmp_path.iterdir()}
-    assert outside <= {"home", "cards", "escape.json", "lake", "report.html"}, outside
+    # the report's plotly.js lies beside it by design (guiforge.report.page.PLOTLY_ASSET)
+    assert outside <= {"home", "cards", "escape.json", "lake", "report.html", PLOTLY_ASSET}, outside
     assert not Path("/tmp/x").exists()

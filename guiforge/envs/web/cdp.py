@@ -76,13 +76,14 @@ class PageChannel:
             raise
         self.session_id = attached["sessionId"]
 
-    def send(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        return self.send_together([(method, params or {})])[0]
+    def send(self, method: str, params: dict[str, Any] | None = None, timeout_s: float | None = None) -> dict[str, Any]:
+        return self.send_together([(method, params or {})], timeout_s)[0]
 
-    def send_together(self, calls: list[Call]) -> list[dict[str, Any]]:
+    def send_together(self, calls: list[Call], timeout_s: float | None = None) -> list[dict[str, Any]]:
         """Send the calls without waiting for one reply before the next, so a capture's
         encoding (browser side) overlaps a page script (renderer side). Replies come back
-        in the calls' order; the first failure is raised once all have answered."""
+        in the calls' order; the first failure is raised once all have answered. Past
+        ``timeout_s`` (default the channel's) ``TimeoutError``; a late reply is skipped later."""
         pending: dict[int, int] = {}
         for index, (method, params) in enumerate(calls):
             message: dict[str, Any] = {"id": next(self._ids), "method": method, "params": params}
@@ -92,8 +93,9 @@ class PageChannel:
             self.ws.send(json.dumps(message))
         replies: list[dict[str, Any]] = [{}] * len(calls)
         errors: list[tuple[int, str]] = []
+        deadline = time.monotonic() + (self.timeout_s if timeout_s is None else timeout_s)
         while pending:
-            message = json.loads(self.ws.recv(timeout=self.timeout_s))
+            message = json.loads(self.ws.recv(timeout=max(0.0, deadline - time.monotonic())))
             index = pending.pop(message.get("id"), None)  # events and others' replies are skipped
             if index is None:
                 continue

@@ -232,10 +232,12 @@ class PageEnv(PageActions, Environment):
         """Call a page function through CDP; its result comes back as one JSON string."""
         return self._js_value(self.s.cdp.send(*_js_call(function, args)))
 
-    def js_sync(self, function: str, *args: Any) -> Any:
+    def js_sync(self, function: str, *args: Any, reply_timeout_s: float | None = None) -> Any:
         """:meth:`js` for a function that returns a plain value, not a promise: one task in
-        the page, no promise to wait for."""
-        return self._js_value(self.s.cdp.send(*_js_call(function, args, awaits=False)))
+        the page, no promise to wait for. ``reply_timeout_s`` bounds the wait for the reply
+        (``TimeoutError`` past it)."""
+        call = _js_call(function, args, awaits=False)
+        return self._js_value(self.s.cdp.send(*call, timeout_s=reply_timeout_s))
 
     def _js_value(self, reply: dict[str, Any]) -> Any:
         if "exceptionDetails" in reply:

@@ -39,6 +39,10 @@ _LOADED = ("() => document.readyState === 'complete'"
            " && !(window.guiforge && guiforge.frameState && guiforge.frameState().leaving)")
 TAP_FRAMES = 120
 NAVIGATION_STALL_S = 10.0
+# A probe unanswered this long is taken for a navigation whose document waits on the routes:
+# Playwright serves them only while it is called, and a probe on our own channel does not
+# call it, so waiting longer would wait on ourselves. Too short only costs a detour.
+PROBE_REPLY_S = 1.0
 _POLL_MS = 20
 
 
@@ -47,8 +51,8 @@ def await_settled(env: PageEnv) -> dict[str, Any]:
     frames = 0
     while True:
         try:
-            state = env.js_sync(FRAME_STATE)
-        except RuntimeError:  # the document went away under the call: a navigation
+            state = env.js_sync(FRAME_STATE, reply_timeout_s=PROBE_REPLY_S)
+        except (RuntimeError, TimeoutError):  # the document went away under the call, or is on its way
             state = {"leaving": True}
         if state["leaving"] or not state["ready"]:
             await_document(env)

@@ -19,6 +19,7 @@ from guiforge.envs import Action, EnvSpec, TaskSpec
 from guiforge.envs.sandbox import Limits, MiB, Sandbox
 from guiforge.envs.tools import ToolsEnv
 from guiforge.verify.runner import VerifierPool
+from guiforge.verify.wire import READY, read_message
 
 # every process visible inside: its environment and command line, NULs made visible
 DUMP = ("for p in /proc/[0-9]*; do echo \"== $p\"; tr '\\0' '\\n' < $p/environ 2>&1; "
@@ -92,6 +93,9 @@ def test_verifier_worker_gets_no_secrets(secrets, tmp_path, monkeypatch):
     pool = VerifierPool()
     try:
         proc = pool._worker()
+        # read its environment once it is a running worker (not mid-exec, not exited)
+        assert read_message(proc.stdout) == READY, "the verifier worker did not start"
+        assert proc.poll() is None
         environ = Path(f"/proc/{proc.pid}/environ").read_bytes().decode(errors="replace")
         assert "PATH=" in environ
         assert not [s for s in secrets if s in environ]
