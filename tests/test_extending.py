@@ -1,0 +1,102 @@
+"""The worked example (examples/guiforge-htmlbench), installed with pip the way a user would:
+`guiforge validate` accepts its pipeline (a plugin stage, environment kind, checks and model
+provider), `guiforge run` on the Prefect path writes its graded rewards to
+trajectories.score, and bumping the package's version reruns exactly the shards that used it.
+No guiforge file is edited."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from guiforge.lake import Lake
+from guiforge.paths import PROJECT_ROOT
+
+pytestmark = pytest.mark.slow
+
+BIN = Path(sys.executable).parent
+EXAMPLE = PROJECT_ROOT / "examples" / "guiforge-htmlbench"
+# The migrated empty Prefect database guiforge copies for a run's server (test_prefect_deploy.py).
+CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+
+
+def _pip(*args: str) -> None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", *args],
+                   check=True, capture_output=True, timeout=300)
+
+
+def _installed_from() -> str | None:
+    done = subprocess.run([sys.executable, "-m", "pip", "show", "-f", "guiforge-htmlbench"], capture_output=True,
+                          text=True)
+    return done.stdout if done.returncode == 0 else None
+
+
+@pytest.fixture
+def htmlbench(tmp_path: Path) -> Iterator[Path]:
+    """A copy of the example, pip-installed (editable) into this venv; afterwards the venv is
+    as it was (the example reinstalled from examples/, or uninstalled)."""
+    before = _installed_from()
+    copy = tmp_path / "guiforge-htmlbench"
+    shutil.copytree(EXAMPLE, copy, ignore=shutil.ignore_patterns("*.egg-info", "__pycache__", "build"))
+    _pip("-e", str(copy))
+    try:
+        yield copy
+    finally:
+        if before is not None:
+            _pip("-e", str(EXAMPLE))
+        else:
+            subprocess.run([sys.executable, "-m", "pip", "uninstall", "-y", "-q", "guiforge-htmlbench"],
+                           capture_output=True, timeout=120)
+
+
+def _guiforge(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update(PATH=f"{BIN}:{env['PATH']}", HOME=str(tmp_path / "home"), XDG_CACHE_HOME=str(CACHE),
+               PREFECT_UI_ENABLED="false", PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1")
+    return subprocess.run([str(BIN / "guiforge"), *args], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=900)
+
+
+def _fingerprints(lake: Path, run_id: str, stage: str) -> set[str]:
+    return {e["fingerprint"] for e in Lake(str(lake)).manifest_entries(run_id, stage)}
+
+
+def test_the_htmlbench_package_runs_end_to_end(htmlbench: Path, tmp_path: Path):
+    pipeline = tmp_path / "htmlbench.yaml"
+    # the example's pipeline plus a built-in stage that uses none of its plugins
+    pipeline.write_text((htmlbench / "pipeline.yaml").read_text()
+                        + "  personas: {count: 2, shard_size: 2}\n")
+    checked = _guiforge(tmp_path, "validate", str(pipeline))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    run_id = re.search(r"run (htmlbench-[0-9a-f]+)", checked.stdout).group(1)
+
+    lake = tmp_path / "lake"
+    done = _guiforge(tmp_path, "run", str(pipeline), "--lake", str(lake))  # the Prefect path
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    rows = duckdb.sql(f"SELECT task_id, sample_index, success, score, failure_kind, criteria_json "
+                      f"FROM read_parquet('{lake}/trajectories/*/*.parquet') ORDER BY task_id, sample_index").fetchall()
+    assert len(rows) == 4 * 3 and all(r[4] is None for r in rows), rows
+    # sample k misreads by k x 8% with a 20% tolerance: graded rewards 1.0, 0.6, 0.2 per task
+    assert sorted({round(r[3], 2) for r in rows}) == [0.2, 0.6, 1.0]
+    assert all('"graded"' in r[5] for r in rows)
+    tasks = duckdb.sql(f"SELECT count(*), count(world_id) FROM read_parquet('{lake}/tasks/*/*.parquet')").fetchall()[0]
+    assert tasks == (4, 0)  # tasks without worlds
+
+    before = {s: _fingerprints(lake, run_id, s) for s in ("personas", "htmlbench_tasks", "rollouts")}
+    text = (htmlbench / "pyproject.toml").read_text()
+    (htmlbench / "pyproject.toml").write_text(text.replace('version = "0.1.0"', 'version = "0.1.1"'))
+    _pip("-e", str(htmlbench))
+    again = _guiforge(tmp_path, "run", str(pipeline), "--lake", str(lake), "--executor", "local")
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    after = {s: _fingerprints(lake, run_id, s) for s in before}
+    assert after["personas"] == before["personas"]  # no plugin of the package: skipped
+    for stage in ("htmlbench_tasks", "rollouts"):  # its stage kind, its kind, checks and provider: rerun
+        assert after[stage] and not after[stage] & before[stage], stage
