@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from htmlbench_package import installed
 
 from guiforge.envs import EnvKind, EnvSpec, FinalState, RunKinds, TaskSpec, kind_of
 from guiforge.envs.actions import ACTION_SETS, Action
@@ -24,6 +25,13 @@ from guiforge.verify.scoring import check_value, score_rubric
 from guiforge.worlds.model import World
 
 TINY = Path(__file__).resolve().parent.parent / "data" / "pipelines" / "tiny.yaml"
+
+
+@pytest.fixture(scope="module")
+def htmlbench():
+    """The worked example installed with pip (an installed package's checks and kind)."""
+    with installed():
+        yield
 
 
 def test_builtin_kinds_own_their_facts():
@@ -75,6 +83,17 @@ def test_setup_without_a_world_is_the_tasks_own_and_unknown_keys_are_kept():
     assert spec.world_id is None and spec.rubric == []
 
 
+def test_an_rl_row_without_a_world_carries_its_setup_and_one_missing_its_world_is_refused():
+    from guiforge.rl.tasks import runtime_task
+
+    task = {"task_id": "t3", "domain": "web", "apps": ["mail"], "instruction": "x", "variant": None,
+            "setup_json": json.dumps({"start": "mail", "bench_answer": 7}), "rubric_json": None}
+    spec, _ = runtime_task(json.dumps(task), None)
+    assert spec.setup == {"start": "mail", "bench_answer": 7} and spec.world_id is None
+    with pytest.raises(ValueError, match="no world_json"):
+        runtime_task({**task, "world_id": "w1"}, None)
+
+
 def test_setup_built_from_a_world_keeps_keys_the_builder_does_not_know():
     from guiforge.envs.web.sample_world import sample_world
 
@@ -111,7 +130,7 @@ def test_graded_criteria_score_by_value_and_binary_rules_stay():
     assert plain.as_dict() == {"score": 1.0, "success": True, "criteria": {"b": 1}, "errors": []}
 
 
-def test_the_isolated_worker_loads_declared_checks_and_a_kinds_evaluate(tmp_path):
+def test_the_isolated_worker_loads_declared_checks_and_a_kinds_evaluate(htmlbench):
     """The worker runs `python -I`: a declared check from an installed module is found there,
     and a kind's evaluate() grades the state and takes precedence over the rubric's score."""
     rubric = [Criterion(id="form", check={"fn": "answer_close", "target": 10.0}, required=False)]
@@ -139,7 +158,7 @@ def _pipeline(tmp_path: Path, extra: str) -> Path:
     return path
 
 
-def test_validate_resolves_kinds_and_checks_and_names_the_line_of_a_misspelt_one(tmp_path):
+def test_validate_resolves_kinds_and_checks_and_names_the_line_of_a_misspelt_one(tmp_path, htmlbench):
     good = load_pipeline(_pipeline(tmp_path, """
         envs: {htmlbench: htmlbench, web: guiforge.envs.kinds_builtin:WEB}
         checks: [guiforge_htmlbench.checks:CHECKS]
@@ -173,3 +192,16 @@ def test_a_pipeline_that_declares_nothing_keeps_its_run_id():
 
 def test_envspec_takes_a_new_domain_label():
     assert EnvSpec(domain="htmlbench").pool_key[0] == "htmlbench"
+
+
+def test_rl_select_bands_a_kinds_graded_rewards_and_leaves_binary_ones_alone():
+    from guiforge.selection import NoVariance
+    from guiforge.stages.rl_select import graded_rewards
+
+    graded = [{"score": v, "success": True, "criteria_json": '{"graded": {"value": 0}}'} for v in (1.0, 0.6, 0.2)]
+    row = {"n_valid": 3, "n_success": 3, **graded_rewards(graded)}
+    assert row["success_rate"] == pytest.approx(0.6) and NoVariance().check(row) is None
+    same = [{**g, "score": 0.5} for g in graded]
+    assert "same reward" in NoVariance().check({"n_valid": 3, "n_success": 3, **graded_rewards(same)})
+    binary = [{"score": 0.5, "success": True, "criteria_json": '{"criteria": {"graded": 1}}'}] * 3
+    assert graded_rewards(binary) == {}

@@ -16,45 +16,24 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from htmlbench_package import EXAMPLE, install, installed
 
 from guiforge.lake import Lake
-from guiforge.paths import PROJECT_ROOT
 
 pytestmark = pytest.mark.slow
 
 BIN = Path(sys.executable).parent
-EXAMPLE = PROJECT_ROOT / "examples" / "guiforge-htmlbench"
 # The migrated empty Prefect database guiforge copies for a run's server (test_prefect_deploy.py).
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
 
 
-def _pip(*args: str) -> None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", *args],
-                   check=True, capture_output=True, timeout=300)
-
-
-def _installed_from() -> str | None:
-    done = subprocess.run([sys.executable, "-m", "pip", "show", "-f", "guiforge-htmlbench"], capture_output=True,
-                          text=True)
-    return done.stdout if done.returncode == 0 else None
-
-
 @pytest.fixture
 def htmlbench(tmp_path: Path) -> Iterator[Path]:
-    """A copy of the example, pip-installed (editable) into this venv; afterwards the venv is
-    as it was (the example reinstalled from examples/, or uninstalled)."""
-    before = _installed_from()
+    """A copy of the example, pip-installed into this venv while the test runs."""
     copy = tmp_path / "guiforge-htmlbench"
     shutil.copytree(EXAMPLE, copy, ignore=shutil.ignore_patterns("*.egg-info", "__pycache__", "build"))
-    _pip("-e", str(copy))
-    try:
+    with installed(copy):
         yield copy
-    finally:
-        if before is not None:
-            _pip("-e", str(EXAMPLE))
-        else:
-            subprocess.run([sys.executable, "-m", "pip", "uninstall", "-y", "-q", "guiforge-htmlbench"],
-                           capture_output=True, timeout=120)
 
 
 def _guiforge(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
@@ -89,11 +68,13 @@ def test_the_htmlbench_package_runs_end_to_end(htmlbench: Path, tmp_path: Path):
     assert all('"graded"' in r[5] for r in rows)
     tasks = duckdb.sql(f"SELECT count(*), count(world_id) FROM read_parquet('{lake}/tasks/*/*.parquet')").fetchall()[0]
     assert tasks == (4, 0)  # tasks without worlds
+    pool = duckdb.sql(f"SELECT success_rate FROM read_parquet('{lake}/rl_tasks/*/*.parquet')").fetchall()
+    assert [round(p[0], 2) for p in pool] == [0.6] * 4  # every sample succeeded; the rewards still differ
 
     before = {s: _fingerprints(lake, run_id, s) for s in ("personas", "htmlbench_tasks", "rollouts")}
     text = (htmlbench / "pyproject.toml").read_text()
     (htmlbench / "pyproject.toml").write_text(text.replace('version = "0.1.0"', 'version = "0.1.1"'))
-    _pip("-e", str(htmlbench))
+    install(htmlbench)
     again = _guiforge(tmp_path, "run", str(pipeline), "--lake", str(lake), "--executor", "local")
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
     after = {s: _fingerprints(lake, run_id, s) for s in before}
