@@ -2,7 +2,8 @@
 `guiforge validate` accepts its pipeline (a plugin stage, environment kind, checks and model
 provider), `guiforge run` on the Prefect path writes its graded rewards to
 trajectories.score, and bumping the package's version reruns exactly the shards that used it.
-No guiforge file is edited."""
+No guiforge file is edited. The Prefect run is a battery (a Prefect server's start-up is most
+of its time); CI runs the same checks on the local executor with fewer tasks."""
 
 from __future__ import annotations
 
@@ -48,28 +49,39 @@ def _fingerprints(lake: Path, run_id: str, stage: str) -> set[str]:
     return {e["fingerprint"] for e in Lake(str(lake)).manifest_entries(run_id, stage)}
 
 
+@pytest.mark.battery
+def test_the_htmlbench_package_runs_end_to_end_on_prefect(htmlbench: Path, tmp_path: Path):
+    _run_bump_and_rerun(htmlbench, tmp_path, executor="prefect", tasks=4)
+
+
 def test_the_htmlbench_package_runs_end_to_end(htmlbench: Path, tmp_path: Path):
+    """The CI variant: the local executor, two tasks."""
+    _run_bump_and_rerun(htmlbench, tmp_path, executor="local", tasks=2)
+
+
+def _run_bump_and_rerun(htmlbench: Path, tmp_path: Path, executor: str, tasks: int) -> None:
     pipeline = tmp_path / "htmlbench.yaml"
     # the example's pipeline plus a built-in stage that uses none of its plugins
-    pipeline.write_text((htmlbench / "pipeline.yaml").read_text()
-                        + "  personas: {count: 2, shard_size: 2}\n")
+    text = (htmlbench / "pipeline.yaml").read_text()
+    assert "count: 4" in text
+    pipeline.write_text(text.replace("count: 4", f"count: {tasks}") + "  personas: {count: 2, shard_size: 2}\n")
     checked = _guiforge(tmp_path, "validate", str(pipeline))
     assert checked.returncode == 0, checked.stdout + checked.stderr
     run_id = re.search(r"run (htmlbench-[0-9a-f]+)", checked.stdout).group(1)
 
     lake = tmp_path / "lake"
-    done = _guiforge(tmp_path, "run", str(pipeline), "--lake", str(lake))  # the Prefect path
+    done = _guiforge(tmp_path, "run", str(pipeline), "--lake", str(lake), "--executor", executor)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     rows = duckdb.sql(f"SELECT task_id, sample_index, success, score, failure_kind, criteria_json "
                       f"FROM read_parquet('{lake}/trajectories/*/*.parquet') ORDER BY task_id, sample_index").fetchall()
-    assert len(rows) == 4 * 3 and all(r[4] is None for r in rows), rows
+    assert len(rows) == tasks * 3 and all(r[4] is None for r in rows), rows
     # sample k misreads by k x 8% with a 20% tolerance: graded rewards 1.0, 0.6, 0.2 per task
     assert sorted({round(r[3], 2) for r in rows}) == [0.2, 0.6, 1.0]
     assert all('"graded"' in r[5] for r in rows)
-    tasks = duckdb.sql(f"SELECT count(*), count(world_id) FROM read_parquet('{lake}/tasks/*/*.parquet')").fetchall()[0]
-    assert tasks == (4, 0)  # tasks without worlds
+    made = duckdb.sql(f"SELECT count(*), count(world_id) FROM read_parquet('{lake}/tasks/*/*.parquet')").fetchall()[0]
+    assert made == (tasks, 0)  # tasks without worlds
     pool = duckdb.sql(f"SELECT success_rate FROM read_parquet('{lake}/rl_tasks/*/*.parquet')").fetchall()
-    assert [round(p[0], 2) for p in pool] == [0.6] * 4  # every sample succeeded; the rewards still differ
+    assert [round(p[0], 2) for p in pool] == [0.6] * tasks  # every sample succeeded; the rewards still differ
 
     before = {s: _fingerprints(lake, run_id, s) for s in ("personas", "htmlbench_tasks", "rollouts")}
     text = (htmlbench / "pyproject.toml").read_text()
