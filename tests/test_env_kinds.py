@@ -71,6 +71,20 @@ def test_a_new_kind_brings_its_action_set_and_prompt_surface(monkeypatch):
     assert RunKinds().capacity("quiz") == 1
 
 
+def test_a_site_kinds_prompt_says_what_goto_opens_there_and_builtin_prompts_say_nothing_new(monkeypatch):
+    import guiforge.envs.kinds as kinds
+    from guiforge.envs.site_kind import SiteKind
+
+    class Quiz(SiteKind):
+        domain, surface = "quiz", "a quiz page"
+
+    monkeypatch.setattr(kinds, "resolve_kind", lambda ref: Quiz() if ref == "quiz" else _builtin(ref))
+    for codec in ("guiforge", "pyautogui"):
+        prompt = system_prompt("quiz", action_format=codec)
+        assert "a quiz page" in prompt and prompt.endswith(Quiz.notes), codec
+    assert "On this site" not in system_prompt("web") and not kind_of("web").notes_for(None)
+
+
 _builtin = __import__("guiforge.envs.kinds", fromlist=["resolve_kind"]).resolve_kind
 
 

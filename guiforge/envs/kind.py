@@ -6,7 +6,8 @@ A kind says
   desktop, tools, or a new one);
 - its **action set** per variant (the actions a policy may take; codecs render and decode
   them) and whether pointer actions are **touch** (taps and swipes) or take no point at all;
-- its **prompt surface**: what the system prompt says the agent operates;
+- its **prompt surface**: what the system prompt says the agent operates, and any notes
+  it appends (what an action means here);
 - its **setup builder**: a task (as stored) -> the ``TaskSpec.setup`` its adapter resets to,
   from the task's world when it has one, from the task's own setup when it has none; keys the
   builder does not know are kept;
@@ -46,6 +47,7 @@ class EnvKind:
 
     domain: str = ""
     surface: str = "a computer"  # "You are a computer-use agent operating <surface>."
+    notes: str = ""  # anything else the system prompt must say about this kind (appended to it)
     adapter: str | type[Environment] = ""  # module:Class (imported on first use) or the class
     action_sets: Mapping[str | None, frozenset[str]] = {}  # by variant; None: the default
     touch: bool = False  # pointer actions are taps, long presses and swipes
@@ -71,6 +73,11 @@ class EnvKind:
     def surface_for(self, variant: str | None = None) -> str:
         """What the system prompt says the agent operates, for ``variant``."""
         return self.surface
+
+    def notes_for(self, variant: str | None = None) -> str:
+        """What else the system prompt says about this kind, for ``variant`` ("" for nothing):
+        where an action means something else here than on guiforge's apps."""
+        return self.notes
 
     # -- tasks -------------------------------------------------------------------------
     def setup(self, task: Mapping[str, Any], world: World | None) -> dict[str, Any]:

@@ -59,6 +59,9 @@ class AdapterKind(EnvKind):
     def surface_for(self, variant=None):
         return self.facts.surface_for(variant)
 
+    def notes_for(self, variant=None):
+        return self.facts.notes_for(variant)
+
 
 def resolve_kind(ref: str) -> EnvKind:
     """The kind ``ref`` names (a registered domain or ``module:Name``), made once per process."""

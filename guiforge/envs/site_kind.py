@@ -42,6 +42,8 @@ class SiteKind(EnvKind):
     """A web kind over ``pages``: the web action set on a desktop viewport."""
 
     surface = "a web browser showing a site"
+    notes = ("On this site, goto opens one of its pages by its path (for example index.html), not an app; "
+             "nothing outside the site can be opened.")
     adapter = "guiforge.envs.web.site:SiteEnv"
     action_sets = {None: ACTION_SETS["web"]}
     pages: str | Path = ""  # a directory, or "package:folder"

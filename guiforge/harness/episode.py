@@ -35,19 +35,21 @@ def _template(name: str):
 def system_prompt(domain: str, variant: str | None = None, tools: list[str] | None = None,
                   action_format: str | ActionFormat | None = None, coords: CoordSystem | None = None) -> str:
     """The system prompt in the action format's own template: the kind's surface (what the
-    agent operates) and its action set in the format's vocabulary (``tools``: registry tools
-    listed where the actions are tool calls)."""
+    agent operates), its action set in the format's vocabulary (``tools``: registry tools
+    listed where the actions are tool calls) and the kind's notes after them."""
     codec = action_format if isinstance(action_format, ActionFormat) else get_format(action_format)
     coords = coords or codec.coords()
     kind = kind_of(domain)
     rendered = codec.render(domain, variant, coords)
     specs = [json.dumps({"type": "function", "function": t} if "type" not in t else t, ensure_ascii=False)
              for t in rendered.tools or []]
-    return _template(codec.template).render(
+    prompt = _template(codec.template).render(
         surface=kind.surface_for(variant), domain=domain, variant=variant, grid=kind.points(variant),
         calls_tools="call_tool" in kind.actions(variant),
         coords=coords.describe(), actions=rendered.text, tools=tools or [], specs=specs,
     ).strip()
+    notes = kind.notes_for(variant)  # none for guiforge's own kinds: their prompts stay as they were
+    return f"{prompt}\n{notes}" if notes else prompt
 
 
 @dataclass
