@@ -39,6 +39,11 @@ class PipelineConfig(BaseModel):
     # a stage whose share of failed units (guiforge.failures) passes this stops the run
     max_failure_share: float | None = Field(default=0.5, ge=0, le=1, description="per stage; null: never stop")
     faults: FaultsConfig | None = Field(default=None, description="fault injection (guiforge.faults); off by default")
+    # environment kinds and check plugins (guiforge.envs.kind, guiforge.verify.registry): a
+    # domain given another kind than the one registered under its name, and the checks the
+    # verifier worker loads besides the installed ones; the compile step resolves both
+    envs: dict[str, str] = Field(default_factory=dict, description="domain -> environment kind (name or module:Name)")
+    checks: list[str] = Field(default_factory=list, description="check plugins to load (module:Name)")
 
 
 def parse_config(data: Any, source: str, lines: dict | None = None, lake: str | None = None,

@@ -113,6 +113,8 @@ class NoVariance(Filter):
     gate = "rl_variance"
 
     def check(self, row: Mapping[str, Any]) -> str | None:
+        if row.get("graded"):  # a kind's own graded reward: its rewards must differ
+            return None if row["reward_spread"] > 0 else f"all {row['n_valid']} valid samples have the same reward"
         if row["n_success"] == row["n_valid"]:
             return f"all {row['n_valid']} valid samples succeeded (no outcome variance)"
         if row["n_success"] == 0:

@@ -2,7 +2,8 @@
 
 ``{type, x, y, x2, y2, text, keys, direction, amount, button, app, status, answer}`` with
 x/y as integers in [0, 999] (MintAct's 999x999 grid) plus the screenshot's pixel size.
-Each domain exposes its own action set; sets are never merged.
+Each environment kind exposes its own action set (guiforge.envs.kind); sets are never
+merged. The built-in kinds' sets are below.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from guiforge.envs.keys import canonical_keys
+from guiforge.envs.kinds import action_set
 
 GRID = 999
 
+# The built-in kinds' action sets (guiforge/envs/kinds_builtin.py), by domain and variant.
 ACTION_SETS: dict[str, frozenset[str]] = {
     "web": frozenset(
         {"click", "double_click", "right_click", "drag", "scroll", "type", "key", "hotkey",
@@ -38,16 +41,6 @@ ACTION_SETS: dict[str, frozenset[str]] = {
 
 POINTER_ACTIONS = frozenset({"click", "double_click", "right_click", "drag", "tap", "long_press", "swipe", "scroll"})
 TWO_POINT_ACTIONS = frozenset({"drag", "swipe"})
-
-
-def action_set(domain: str, variant: str | None = None) -> frozenset[str]:
-    key = f"{domain}_{variant}" if domain == "desktop" else domain
-    if domain == "desktop" and variant is None:
-        key = "desktop_hybrid"
-    try:
-        return ACTION_SETS[key]
-    except KeyError:
-        raise ValueError(f"no action set for domain {domain!r} variant {variant!r}") from None
 
 
 Coord = int | None

@@ -10,15 +10,19 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from guiforge.envs.actions import Action
 from guiforge.failures import ENV_FAILURE, Fault
 from guiforge.verify.contract import Criterion, FinalState, VerifierResult  # noqa: F401 - part of the environment contract
 
-Domain = Literal["web", "mobile", "desktop", "tools"]
+if TYPE_CHECKING:  # actions.py looks action sets up through the kinds, which build on this module
+    from guiforge.envs.actions import Action
+
+# The training label of a task: web, mobile, desktop, tools, or one an environment kind
+# declares (guiforge.envs.kind); never branched on.
+Domain = str
 
 
 class EnvFailure(Fault):

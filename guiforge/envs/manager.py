@@ -34,6 +34,7 @@ from guiforge.envs.base import (
     TaskSpec,
     VerifierResult,
 )
+from guiforge.envs.kinds import kind_for
 from guiforge.faults import Injection, inject
 from guiforge.faults import envs as env_faults
 from guiforge.verify.runner import VerifierPool
@@ -185,11 +186,16 @@ class EnvManager:
             return inst
         raise AssertionError("unreachable")
 
+    def _limit(self, spec: EnvSpec) -> int:
+        """Instances of a domain at once: the stage's setting, capped by the kind's capacity."""
+        capacity = kind_for(self.factories, spec.domain).capacity
+        return min(self.max_instances, capacity) if capacity else self.max_instances
+
     def prewarm(self, spec: EnvSpec, n: int) -> None:
         """Start ``n`` instances now so the first tasks do not pay for start-up."""
         for _ in range(n):
             with self._cond:
-                if self._live[spec.pool_key] >= self.max_instances:
+                if self._live[spec.pool_key] >= self._limit(spec):
                     return
                 self._live[spec.pool_key] += 1
             try:
@@ -215,14 +221,15 @@ class EnvManager:
                     self.stats.reused += 1
                     break
                 family = [k for k in self._live if _family(k) == _family(key)]
-                if self._live[key] < self.max_instances and sum(self._live[k] for k in family) < self.max_instances:
+                limit = self._limit(spec)
+                if self._live[key] < limit and sum(self._live[k] for k in family) < limit:
                     self._live[key] += 1
                     inst = None
                     break
                 # Looks share their family's instances: an idle one of another size or theme
                 # makes room (a desktop's are fixed when its X server and profile start).
                 other = next((k for k in family if k != key and self._idle[k]), None)
-                if other is not None and self._live[key] < self.max_instances:
+                if other is not None and self._live[key] < limit:
                     evicted = self._idle[other].pop()
                     self._live[other] -= 1
                     self._live[key] += 1
@@ -367,9 +374,10 @@ class Lease:
             self.manager.record_fault("the instance died before its final state was read")
             raise EnvFailure("the instance died before its final state was read (health check failed)")
         state = self._call(self.env.final_state, self.manager.deadlines.evaluate_s, "final state")
+        evaluator = kind_for(self.manager.factories, self.task.domain).evaluator()  # a kind's own reward
         return self.manager.verifier.verify(
-            self.task.rubric, state, feasible=self.task.feasible, deadline_s=self.manager.deadlines.evaluate_s
-        )
+            self.task.rubric, state, feasible=self.task.feasible, deadline_s=self.manager.deadlines.evaluate_s,
+            **({"evaluator": evaluator, "task": self.task} if evaluator else {}))
 
     def release(self) -> None:
         if self._released or self._expired:

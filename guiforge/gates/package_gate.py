@@ -15,6 +15,8 @@ from typing import Any
 
 from guiforge import shutdown
 from guiforge.envs.base import EnvSpec, TaskSpec
+from guiforge.envs.kind import EnvKind
+from guiforge.envs.kinds import kind_for, kind_of
 from guiforge.envs.manager import EnvManager
 from guiforge.failures import Fault
 from guiforge.faults import unit
@@ -30,15 +32,10 @@ class Verdict:
 
 
 def env_spec(domain: str, variant: str | None, phone_screenshots: str | None = None,
-             presentation: dict | None = None) -> EnvSpec:
-    """What a task needs to acquire. A desktop's screen size (its Xvfb's) and look (its
-    LibreOffice profile) are fixed when the instance starts, so a task's viewport and theme
-    pick the pool; web and mobile instances resize and restyle their page on reset instead."""
-    look = (presentation or {}) if domain == "desktop" and variant != "terminal" else {}
-    viewport, theme = look.get("viewport"), (look.get("theme") or {}).get("name")
-    return EnvSpec(domain=domain, variant=variant if domain == "desktop" else None,
-                   viewport=tuple(viewport) if viewport else None, theme=theme,
-                   screenshot_scale=phone_screenshots if domain == "mobile" else None)
+             presentation: dict | None = None, kind: EnvKind | None = None) -> EnvSpec:
+    """What a task needs to acquire: its kind's spec (guiforge.envs.kind), whose pool key
+    says which instances can serve it (``kind``: the run's kind for the domain)."""
+    return (kind or kind_of(domain)).spec(variant, presentation, phone_screenshots=phone_screenshots)
 
 
 def run_reference(
@@ -94,7 +91,8 @@ class PackageGate:
     def _check(self, spec: TaskSpec, reference: list[dict], variant: str | None) -> Verdict:
         started = time.perf_counter()
         limit = max(spec.max_steps * 3, 30)
-        spec_for = env_spec(spec.domain, variant, presentation=spec.presentation)
+        spec_for = env_spec(spec.domain, variant, presentation=spec.presentation,
+                            kind=kind_for(self.manager.factories, spec.domain))
         with self.manager.acquire(spec_for, timeout_s=self.acquire_timeout_s) as lease:
             lease.capture(False)  # the gate needs state and geometry, never pixels
             obs = lease.reset(spec)

@@ -17,19 +17,13 @@ from jinja2 import Environment as Jinja
 
 from guiforge.envs.actions import Action, action_pixels
 from guiforge.envs.base import EnvFailure, Observation, TaskSpec, VerifierResult
+from guiforge.envs.kinds import kind_of
 from guiforge.envs.targets import element_at
 from guiforge.failures import ENV_FAILURE, PARSE_FAILURE, Fault
 from guiforge.harness.context import ContextPolicy, Observed, Turn, build_messages, shared_prefix
 from guiforge.harness.formats import ActionFormat, CoordSystem, ParseError, get_format
 from guiforge.harness.policies import Policy, Reply, TurnInput
 from guiforge.models.base import Message, prompt_hash
-
-SURFACES = {
-    "web": "a web browser with a suite of apps (mail, calendar, contacts, shop, notes, bank, travel, chat)",
-    "mobile": "an Android-style phone with the same apps, driven by touch",
-    "desktop": "a Linux desktop with LibreOffice (Calc, Impress, Writer) on a workspace of files",
-    "tools": "a registry of tools you call with JSON arguments",
-}
 
 
 @cache
@@ -40,22 +34,22 @@ def _template(name: str):
 
 def system_prompt(domain: str, variant: str | None = None, tools: list[str] | None = None,
                   action_format: str | ActionFormat | None = None, coords: CoordSystem | None = None) -> str:
-    """The system prompt in the action format's own template, with the domain's action set
-    in its vocabulary (``tools``: registry tools listed for the tools domain)."""
+    """The system prompt in the action format's own template: the kind's surface (what the
+    agent operates), its action set in the format's vocabulary (``tools``: registry tools
+    listed where the actions are tool calls) and the kind's notes after them."""
     codec = action_format if isinstance(action_format, ActionFormat) else get_format(action_format)
     coords = coords or codec.coords()
-    surface = SURFACES[domain]
-    if domain == "desktop" and variant == "terminal":
-        surface = "a Linux terminal (bash) in a sandbox whose working directory holds the task's files"
-    elif domain == "desktop" and variant == "hybrid":
-        surface += ", plus a terminal (bash) on the same files"
+    kind = kind_of(domain)
     rendered = codec.render(domain, variant, coords)
     specs = [json.dumps({"type": "function", "function": t} if "type" not in t else t, ensure_ascii=False)
              for t in rendered.tools or []]
-    return _template(codec.template).render(
-        surface=surface, domain=domain, variant=variant, grid=domain != "tools" and variant != "terminal",
+    prompt = _template(codec.template).render(
+        surface=kind.surface_for(variant), domain=domain, variant=variant, grid=kind.points(variant),
+        calls_tools="call_tool" in kind.actions(variant),
         coords=coords.describe(), actions=rendered.text, tools=tools or [], specs=specs,
     ).strip()
+    notes = kind.notes_for(variant)  # none for guiforge's own kinds: their prompts stay as they were
+    return f"{prompt}\n{notes}" if notes else prompt
 
 
 @dataclass

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from guiforge.envs.actions import Action
 from guiforge.envs.base import Observation
+from guiforge.envs.kinds import is_touch
 from guiforge.harness.formats import ModelReply, ToolCall
 from guiforge.harness.parser import format_reply
 from guiforge.lake.fingerprint import fingerprint
@@ -320,7 +321,7 @@ class ScriptedTeacher:
             if field_el is None:
                 return []
             fix = f"The field shows {mistake.typed!r}, but it should be {mistake.correct_text!r}; I took the wrong value."
-            if self.domain == "mobile":
+            if is_touch(self.domain):  # no ctrl+a on a touch screen: select by long press
                 gx, gy = point_at(field_el)
                 select = (Action(type="long_press", x=gx, y=gy), fix + " I'll select what I typed to replace it.")
             else:

@@ -15,7 +15,9 @@ and in every Prefect worker process (flows/dag.py rebuilds a pipeline through
    producer, and the DAG is ordered (compile_graph.py);
 5. columns: every column a stage declares it reads exists, and its producers write it;
 6. models: every role's provider and action format resolve, and a missing API key is an
-   error now, not mid-run.
+   error now, not mid-run;
+7. environment kinds (``envs:``) and check plugins (``checks:``) resolve and have the right
+   type.
 
 Errors are one line naming the file, the field and its line.
 """
@@ -29,7 +31,11 @@ from pydantic import ValidationError
 
 from guiforge.config import parse_config
 from guiforge.orchestration.compile_graph import check_columns, declare_tables, order
-from guiforge.orchestration.compile_plugins import check_models, check_stage_plugins
+from guiforge.orchestration.compile_plugins import (
+    check_envs_and_checks,
+    check_models,
+    check_stage_plugins,
+)
 from guiforge.orchestration.compile_where import Where
 from guiforge.orchestration.pipeline import Pipeline
 from guiforge.orchestration.rounds import expand_rounds
@@ -62,6 +68,7 @@ def build_pipeline(
     pipeline = Pipeline(config, ordered, source)
     pipeline.lines = lines  # for errors found later (preflight) to name the line
     check_models(pipeline, where)
+    check_envs_and_checks(pipeline, where)
     return pipeline
 
 

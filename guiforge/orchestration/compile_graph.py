@@ -43,6 +43,10 @@ def order(stages: list, where: Where) -> list:
         for t in s.outputs():
             producers.setdefault(t, []).append(s.name)
     for s in stages:
+        # a table a stage reads only where some stage writes it (worlds: tasks may have none)
+        optional = getattr(s, "optional_inputs", ())
+        if optional:
+            s.absent_inputs = frozenset(t for t in optional if t not in producers)
         for t in s.inputs():
             if t not in producers:
                 where.fail(("stages", s.name),

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from guiforge.config import ROLES
-from guiforge.envs.kinds import ENV_KINDS
+from guiforge.envs.kinds import ENV_KINDS, resolve_kind
 from guiforge.export.formats import EXPORT_FORMATS
 from guiforge.harness.formats import ACTION_FORMATS
 from guiforge.judge.accept import ACCEPTANCE
@@ -23,7 +23,7 @@ from guiforge.orchestration.compile_where import Where
 from guiforge.orchestration.pipeline import Pipeline
 from guiforge.plugins import PluginError, PluginRef, Registry
 from guiforge.stages.registry import STAGES
-from guiforge.verify.registry import CHECKS
+from guiforge.verify.registry import CHECKS, declared_checks
 from guiforge.yamlfile import Loc
 
 REGISTRIES: dict[str, Registry] = {r.group: r for r in (
@@ -108,3 +108,21 @@ def check_models(pipeline: Pipeline, where: Where) -> None:
                     model.api_key()
             except ValueError as exc:
                 where.fail(("models", role), str(exc))
+
+
+def check_envs_and_checks(pipeline: Pipeline, where: Where) -> None:
+    """Every kind ``envs:`` names resolves to an EnvKind serving that domain, and every check
+    plugin ``checks:`` names imports as a check function or a mapping of them."""
+    for domain, ref in pipeline.config.envs.items():
+        try:
+            kind = resolve_kind(ref)
+        except PluginError as exc:
+            where.fail(("envs", domain), str(exc))
+        if kind.domain != domain:
+            where.fail(("envs", domain), f"environment kind {ref!r} serves domain {kind.domain!r}, not {domain!r}; "
+                                         f"give it under envs.{kind.domain} or name a kind for {domain!r}")
+    for i, ref in enumerate(pipeline.config.checks):
+        try:
+            declared_checks(ref)
+        except PluginError as exc:
+            where.fail(("checks", i), str(exc))

@@ -19,6 +19,7 @@ from guiforge.orchestration.provenance import (
     code_fingerprint,
     cpu_seconds,
     data_fingerprint,
+    plugin_identities,
     record_stage_session,
 )
 from guiforge.stages.base import ShardPlan, Stage
@@ -42,6 +43,8 @@ def shard_fingerprint(ctx: RunContext, stage: Stage, plan: ShardPlan) -> str:
             # The code that makes the rows and the data files the stage reads (provenance.py).
             "code": code_fingerprint(stage.code),
             "data": data_fingerprint(stage.data_files()),
+            # Outside plugins the shard uses (stage kind, providers, environment kinds, checks).
+            **plugin_identities(ctx, stage, plan.params),
             "config": stage.config.model_dump(mode="json"),
             **_faults(ctx),
             "model": ctx.model(stage.model_role).identity() if stage.model_role else None,

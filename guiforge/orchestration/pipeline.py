@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from guiforge.config import PipelineConfig
+from guiforge.envs.kinds import RunKinds
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.models.config import ModelConfig
 
@@ -24,7 +25,9 @@ class Pipeline:
     def fingerprint(self) -> str:
         # The lake location and explicit run id do not change what a run computes.
         # Neither does the failure share that stops a run; injected faults do, where declared.
-        body = self.config.model_dump(exclude={"lake", "run_id", "description", "max_failure_share", "faults"})
+        # Kinds and checks a pipeline does not declare leave its fingerprint as it was.
+        empty = {k for k in ("envs", "checks") if not getattr(self.config, k)}
+        body = self.config.model_dump(exclude={"lake", "run_id", "description", "max_failure_share", "faults", *empty})
         if self.config.faults is not None and self.config.faults.enabled:
             body["faults"] = self.config.faults.model_dump()
         body["models"] = {role: self.model(role).identity() for role in sorted(self.model_roles())}
@@ -33,6 +36,11 @@ class Pipeline:
     @property
     def run_id(self) -> str:
         return self.config.run_id or f"{self.config.name}-{self.fingerprint}"
+
+    def kinds(self) -> RunKinds:
+        """The environment kinds this run uses, by domain (the pipeline's ``envs:``, else the
+        kind registered under the domain's name)."""
+        return RunKinds(self.config.envs)
 
     def model_roles(self) -> set[str]:
         return set(self.config.models) | {r for s in self.stages for r in s.model_roles()}

@@ -11,6 +11,7 @@ named relative to their package or the project, and cached by (mtime, size) per 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
@@ -23,9 +24,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from guiforge import __version__
+from guiforge.envs.kinds import ENV_KINDS
 from guiforge.lake.runlog import write_provenance, write_stage_session
 from guiforge.lake.store import Lake
+from guiforge.models.providers import MODES, PROVIDERS
 from guiforge.paths import PROJECT_ROOT
+from guiforge.plugins import Plugin, PluginError, is_reference
+from guiforge.plugins.loader import reference_plugin
+from guiforge.stages.registry import STAGES
+from guiforge.verify.registry import CHECKS
 
 if TYPE_CHECKING:
     from guiforge.config import Pipeline
@@ -88,6 +95,63 @@ def data_fingerprint(files: list[Path]) -> dict[str, str]:
             name = str(f)
         out[name] = file_sha256(f) if f.is_file() else "missing"
     return out
+
+
+def _outside(plugin: Plugin) -> dict[str, str | None] | None:
+    """A plugin's identity when it comes from outside guiforge (guiforge's own code is in
+    the code fingerprint); a ``module:Name`` no distribution ships is named by its files."""
+    if plugin.dist == "guiforge":
+        return None
+    out = plugin.identity()
+    if plugin.dist is None and ":" in plugin.value:
+        module = plugin.value.partition(":")[0]
+        try:
+            base, files = _module_files(module)
+            out["code"] = hashlib.sha256("".join(f"{f.relative_to(base)}{file_sha256(f)}" for f in files)
+                                         .encode()).hexdigest()[:16]
+        except ValueError:
+            pass
+    return out
+
+
+def plugin_identities(ctx: RunContext, stage, params: dict[str, Any]) -> dict[str, Any]:
+    """The outside plugins a shard uses, by identity and version: its stage kind, the
+    providers of its model roles, and (where its params list them: ``domains``, ``checks``)
+    the environment kinds and checks of its tasks, plus the run's declared check plugins for
+    a stage that verifies. Upgrading one reruns exactly the shards that used it."""
+    found: dict[str, Any] = {}
+    with contextlib.suppress(PluginError):
+        if (ident := _outside(STAGES.plugin(stage.kind))) is not None:
+            found["stage"] = ident
+    providers = {}
+    for role in stage.model_roles():
+        provider = ctx.model(role).provider
+        if provider not in MODES:
+            with contextlib.suppress(PluginError):
+                if (ident := _outside(PROVIDERS.plugin(provider))) is not None:
+                    providers[role] = ident
+    if providers:
+        found["providers"] = providers
+    kinds = ctx.pipeline.kinds()
+    envs = {}
+    for domain in params.get("domains") or ():
+        with contextlib.suppress(PluginError):
+            if (ident := _outside(ENV_KINDS.plugin(kinds.ref(domain)))) is not None:
+                envs[domain] = ident
+    if envs:
+        found["envs"] = envs
+    checks = {}
+    for name in params.get("checks") or ():
+        with contextlib.suppress(PluginError):
+            if (name in CHECKS or is_reference(name)) and (ident := _outside(CHECKS.plugin(name))) is not None:
+                checks[name] = ident
+    if "checks" in params:
+        for ref in ctx.pipeline.config.checks:
+            if (ident := _outside(reference_plugin("guiforge.checks", ref))) is not None:
+                checks[ref] = ident
+    if checks:
+        found["checks"] = checks
+    return {"plugins": found} if found else {}
 
 
 # -- a run's provenance and its stages' time ------------------------------------------------

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 GROUPS: dict[str, str] = {
     "guiforge.stages": "stage kinds: Stage subclasses (what `uses:` names)",
-    "guiforge.envs": "environment kinds: Environment subclasses, by the domain they serve",
+    "guiforge.envs": "environment kinds: EnvKind objects (guiforge.envs.kind), by the domain they serve",
     "guiforge.checks": "verifier checks: a check function, or a mapping of names to check functions",
     "guiforge.providers": "model providers: ModelClient subclasses (what `provider:` names)",
     "guiforge.action_formats": "action formats: ActionFormat subclasses (what `action_format:` names)",

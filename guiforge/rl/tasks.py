@@ -31,16 +31,18 @@ def shared_manager(instances: int = 2):
 
 
 def runtime_task(task_json: str | dict, world_json: str | dict | None) -> tuple[TaskSpec, str | None]:
-    """(TaskSpec, variant) for an RL row: s0 is rebuilt from the world by the preparers."""
+    """(TaskSpec, variant) for an RL row: s0 is rebuilt from the world by the preparers (a task
+    without a world carries its own)."""
     # heavy: faker, jinja2, imported when this runs
     from guiforge.tasks.materialize import task_spec
     from guiforge.worlds.model import World
 
     task = json.loads(task_json) if isinstance(task_json, str) else dict(task_json)
-    if world_json is None:
+    if world_json is None and task.get("world_id"):
         raise ValueError(f"task {task.get('task_id')}: no world_json: the reward needs the task's world to rebuild s0")
-    world = World.model_validate_json(world_json) if isinstance(world_json, str) else World.model_validate(world_json)
-    return task_spec(task, world), task.get("variant")
+    world = None if world_json is None else World.model_validate_json(world_json) if isinstance(world_json, str) \
+        else World.model_validate(world_json)
+    return task_spec(task, world), task.get("variant")  # a task without a world carries its own setup
 
 
 def env_spec_for(domain: str, variant: str | None, phone_screenshots: str | None = "css") -> EnvSpec:

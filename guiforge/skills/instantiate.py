@@ -13,6 +13,7 @@ from typing import Any
 
 from jinja2 import TemplateError
 
+from guiforge.envs.kinds import kind_of
 from guiforge.gates.text_gates import leaks
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.presentation import Presentation, sample_presentation
@@ -145,10 +146,11 @@ def targets(card: SkillCard) -> list[tuple[str, str | None]]:
     """Every (domain, variant) this card can run in."""
     out: list[tuple[str, str | None]] = []
     for domain in card.domains:
-        if domain == "desktop":
-            out.extend(("desktop", v) for v in card.variants)
-        else:
+        kinds_variants = kind_of(domain).variants()  # a kind with variants (desktop's action sets)
+        if None in kinds_variants:
             out.append((domain, None))
+        else:
+            out.extend((domain, v) for v in card.variants if v in kinds_variants)
     return out
 
 

@@ -43,6 +43,16 @@ class RlSelectConfig(StageConfig):
         return v
 
 
+def graded_rewards(valid: list[dict]) -> dict:
+    """For a task whose environment kind grades its own reward (``graded`` in the verdict):
+    the band is on the mean reward and the variance is the rewards', not success's (samples
+    scored 1.0, 0.6 and 0.2 all succeed yet give GRPO a signal)."""
+    if not any((json.loads(s.get("criteria_json") or "null") or {}).get("graded") is not None for s in valid):
+        return {}
+    scores = [float(s["score"] or 0.0) for s in valid]
+    return {"success_rate": sum(scores) / len(scores), "graded": True, "reward_spread": max(scores) - min(scores)}
+
+
 class RlSelectStage(Stage):
     kind = "rl_select"
     config_model = RlSelectConfig
@@ -67,8 +77,8 @@ class RlSelectStage(Stage):
     def run(self, ctx, shard: ShardPlan):
         outcomes: dict[str, list[dict]] = {}
         for path in shard.params["trajectories"]:
-            for t in ctx.lake.read_shard(path, columns=["task_id", "success", "env_failure",
-                                                        "failure_kind"]).to_pylist():
+            for t in ctx.lake.read_shard(path, columns=["task_id", "success", "env_failure", "failure_kind",
+                                                        "score", "criteria_json"]).to_pylist():
                 outcomes.setdefault(t["task_id"], []).append(t)
         tasks = {}
         for path in shard.params["tasks"]:
@@ -81,7 +91,7 @@ class RlSelectStage(Stage):
             task = tasks[task_id]
             rows.append({"task_id": task_id, "domain": task["domain"], "skill_id": task.get("skill_id"),
                          "n_samples": len(samples), "n_valid": len(valid), "n_success": n_success,
-                         "success_rate": n_success / len(valid) if valid else 0.0})
+                         "success_rate": n_success / len(valid) if valid else 0.0, **graded_rewards(valid)})
         band = apply_filters([TooFewValid(self.config.min_valid), NoVariance(), OutOfBand(*self.config.band)], rows,
                              stage=self.name, subject="task_id", subject_table="tasks")
         domains = sorted({r["domain"] for r in rows})

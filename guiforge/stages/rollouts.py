@@ -27,7 +27,7 @@ from guiforge.lake.fingerprint import fingerprint
 from guiforge.models.base import Message
 from guiforge.models.base import prompt_hash as hash_messages
 from guiforge.stages.base import ShardPlan, Stage, StageConfig
-from guiforge.stages.shared import env_manager, world_index
+from guiforge.stages.shared import env_manager, task_world, world_index
 from guiforge.teacher.weaknesses import Weaknesses
 
 
@@ -84,8 +84,11 @@ class RolloutsStage(Stage):
     def model_role(self) -> str:
         return self.config.model_role
 
+    optional_inputs = ("worlds",)  # tasks without worlds (from a task-source stage) need none
+    absent_inputs: frozenset[str] = frozenset()  # set by the compile step (compile_graph.py)
+
     def inputs(self) -> list[str]:
-        return ["tasks", "worlds"]
+        return ["tasks", *(t for t in self.optional_inputs if t not in self.absent_inputs)]
 
     def outputs(self) -> list[str]:
         return ["trajectories", "steps", "images"]
@@ -97,16 +100,17 @@ class RolloutsStage(Stage):
         shards = ctx.input_shards("tasks")
         rows = []
         for s in shards:
-            t = ctx.lake.read_shard(s.path, columns=["task_id", "domain", "skill_id"])
-            rows.extend({"task_id": a, "domain": b, "skill_id": c, "path": s.path}
-                        for a, b, c in zip(*(t.column(x).to_pylist() for x in ("task_id", "domain", "skill_id")),
-                                           strict=True))
+            t = ctx.lake.read_shard(s.path, columns=["task_id", "domain", "skill_id", "rubric_json"])
+            rows.extend({"task_id": a, "domain": b, "skill_id": c, "path": s.path, "checks": check_names(r)}
+                        for a, b, c, r in zip(*(t.column(x).to_pylist()
+                                                for x in ("task_id", "domain", "skill_id", "rubric_json")), strict=True))
         n = None if self.config.tasks == "all" else self.config.tasks
         chosen = balanced_sample(rows, n, ctx.seed)
         inputs = [s.fingerprint for s in shards]
         size = self.config.tasks_per_shard
         return [ShardPlan(key=f"rollouts[{i}:{i + size}]",
-                          params={"tasks": [[r["task_id"], r["path"]] for r in chosen[i:i + size]]}, inputs=inputs)
+                          params={"tasks": [[r["task_id"], r["path"]] for r in chosen[i:i + size]],
+                                  **used_plugins(chosen[i:i + size])}, inputs=inputs)
                 for i in range(0, len(chosen), size)]
 
     def policy_for(self, ctx, row: dict, sample: int):
@@ -146,11 +150,14 @@ class RolloutsStage(Stage):
                 cache[path] = {r["task_id"]: r for r in ctx.lake.read_shard(path).to_pylist()}
         rows = [cache[path][task_id] for task_id, path in shard.params["tasks"]]
 
+        kinds = ctx.pipeline.kinds()  # the run's environment kinds, by domain
+
         def collect(row: dict) -> list:
             """The k episodes of one task, in one environment lease while it stays sound."""
-            spec = task_spec(row, worlds[row["world_id"]])
+            kind = kinds.kind(row["domain"])
+            spec = task_spec(row, task_world(worlds, row), kind)
             out = []
-            wanted = env_spec(row["domain"], row["variant"], self.config.phone_screenshots, spec.presentation)
+            wanted = env_spec(row["domain"], row["variant"], self.config.phone_screenshots, spec.presentation, kind)
             lease = None
             try:
                 for sample in range(self.config.samples):
@@ -177,7 +184,9 @@ class RolloutsStage(Stage):
         for row, episodes in zip(rows, collected, strict=True):
             task_id = row["task_id"]
             default_system = system_prompt(row["domain"], row["variant"])
-            phone = {"phone_screenshots": self.config.phone_screenshots} if row["domain"] == "mobile" else {}
+            wanted = env_spec(row["domain"], row["variant"], self.config.phone_screenshots, None,
+                              kinds.kind(row["domain"]))
+            phone = {"phone_screenshots": wanted.screenshot_scale} if wanted.screenshot_scale else {}
             model = ctx.model(self.model_role)
             for sample, policy_name, episode, events in episodes:
                 system_hash = hash_messages([Message("system", episode.system_prompt or default_system)])
@@ -232,6 +241,18 @@ def acquire(manager, wanted, task_id: str):
     except EnvFailure as exc:
         return None, Episode(task_id, env_failure=True, failure_kind=ENV_FAILURE,
                              error=f"environment failure: no {wanted.domain} instance: {exc}")
+
+
+def check_names(rubric_json: str | None) -> list[str]:
+    """The checks a task's rubric names (for the shard's plugin fingerprint)."""
+    rubric = json.loads(rubric_json) if rubric_json else []
+    return sorted({str(c.get("check", {}).get("fn")) for c in rubric if isinstance(c, dict)} - {"None"})
+
+
+def used_plugins(rows: list[dict]) -> dict:
+    """The domains (environment kinds) and checks a shard's tasks use: the engine puts the
+    plugins behind them in the shard's fingerprint (orchestration/provenance.py)."""
+    return {"domains": sorted({r["domain"] for r in rows}), "checks": sorted({c for r in rows for c in r["checks"]})}
 
 
 def count_failures(trajectories) -> tuple[dict[str, int], int]:

@@ -4,7 +4,8 @@ resynthesis round a stage runs in."""
 
 from __future__ import annotations
 
-from guiforge.envs import EnvManager, default_factories
+from guiforge.envs import EnvManager
+from guiforge.verify.runner import VerifierPool
 
 
 def load_worlds(ctx, path: str) -> dict:
@@ -22,11 +23,24 @@ def world_index(ctx) -> dict:
 
     def build():
         out = {}
+        if "worlds" not in ctx.pipeline.producers():  # tasks without worlds (a task-source stage)
+            return out
         for shard in ctx.input_shards("worlds"):
             out.update(load_worlds(ctx, shard.path))
         return out
 
     return ctx.resource("worlds-index", build)
+
+
+def task_world(worlds: dict, row: dict):
+    """The world of a task row, or None for a task that has none (its setup is its own)."""
+    world_id = row.get("world_id")
+    if not world_id:
+        return None
+    try:
+        return worlds[world_id]
+    except KeyError:
+        raise ValueError(f"task {row['task_id']}: its world {world_id!r} is not among this run's worlds") from None
 
 
 def round_of(ctx) -> int:
@@ -35,8 +49,13 @@ def round_of(ctx) -> int:
 
 
 def env_manager(ctx, instances: int):
-    """The run's environment manager, shared by the stages (warm instances carry over);
-    the stage running now sets how many instances per domain it may hold."""
-    manager = ctx.resource("env-manager", lambda: EnvManager(default_factories(), max_instances=instances))
+    """The run's environment manager, shared by the stages (warm instances carry over), over
+    the run's environment kinds (the pipeline's ``envs:``, resolved by the compile step) and
+    a verifier that loads the run's declared check plugins; the stage running now sets how
+    many instances per domain it may hold."""
+    config = ctx.pipeline.config
+    verifier = ctx.resource("verifier", lambda: VerifierPool(checks=tuple(config.checks)))
+    manager = ctx.resource("env-manager", lambda: EnvManager(ctx.pipeline.kinds(), max_instances=instances,
+                                                             verifier=verifier))
     manager.max_instances = instances
     return manager

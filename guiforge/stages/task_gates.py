@@ -17,7 +17,7 @@ from guiforge.failures import FAULT_KINDS
 from guiforge.faults import carried, shard_faults
 from guiforge.lake.exclusions import exclusion_row
 from guiforge.stages.base import ShardPlan, Stage, StageConfig
-from guiforge.stages.shared import env_manager, world_index
+from guiforge.stages.shared import env_manager, task_world, world_index
 
 
 class TaskGatesConfig(StageConfig):
@@ -40,8 +40,11 @@ class TaskGatesStage(Stage):
     description = "near-duplicate, instruction and package gates; accepted candidates become tasks"
     config: TaskGatesConfig
 
+    optional_inputs = ("worlds",)  # candidates without worlds (from a task-source stage) need none
+    absent_inputs: frozenset[str] = frozenset()  # set by the compile step (compile_graph.py)
+
     def inputs(self) -> list[str]:
-        return ["task_candidates", "worlds"]
+        return ["task_candidates", *(t for t in self.optional_inputs if t not in self.absent_inputs)]
 
     def outputs(self) -> list[str]:
         return ["tasks", "exclusions"]
@@ -84,6 +87,7 @@ class TaskGatesStage(Stage):
 
         dupes = self.duplicates(ctx, shard.params["all"])
         worlds = world_index(ctx)
+        kinds = ctx.pipeline.kinds()  # the run's environment kinds, by domain
         gate = PackageGate(env_manager(ctx, self.config.instances_per_domain)) if self.config.package_gate else None
         accepted, excluded = [], []
 
@@ -99,7 +103,7 @@ class TaskGatesStage(Stage):
                 reject(row, "near_duplicate", f"repeats task {dupes[row['task_id']]}")
                 continue
             binding = json.loads(row["binding_json"] or "{}")
-            world = worlds[row["world_id"]]
+            world = task_world(worlds, row)
             revealed = leaks(row["instruction"], binding.get("leaks", []))
             if revealed:
                 reject(row, "leak", f"the instruction gives the answer away: {revealed[0]!r}")
@@ -108,14 +112,15 @@ class TaskGatesStage(Stage):
             if to_model:
                 reject(row, "voice", f"the instruction speaks to the model, not as a user: {to_model!r}")
                 continue
-            missing = unknown_entities(row["instruction"], world.model_dump_json())
+            missing = unknown_entities(row["instruction"], world.model_dump_json()) if world is not None else []
             if missing:
                 reject(row, "entities", f"the instruction names {missing[0]!r}, which the world does not contain")
                 continue
             pending.append(row)
 
         def package(row: dict):
-            return gate.check(task_spec(row, worlds[row["world_id"]]), json.loads(row["reference_json"]),
+            kind = kinds.kind(row["domain"])
+            return gate.check(task_spec(row, task_world(worlds, row), kind), json.loads(row["reference_json"] or "[]"),
                               row["variant"])
 
         verdicts = [None] * len(pending)

@@ -17,6 +17,7 @@ from typing import Any
 
 from guiforge.envs.actions import Action, to_grid
 from guiforge.envs.base import Observation
+from guiforge.envs.kinds import is_touch
 from guiforge.teacher.desktop_steps import DesktopSteps
 from guiforge.teacher.distractors import PREFIX as DISTRACTOR_PREFIX
 from guiforge.teacher.distractors import next_dismissal
@@ -68,7 +69,7 @@ class ReferenceProgram(DesktopSteps):
         self.steps = steps
         self.domain = domain
         self.variant = variant
-        self.touch = domain == "mobile"
+        self.touch = is_touch(domain)  # taps and swipes, not clicks and drags
         self.values: dict[str, str] = {}  # what `read` steps took off the screen, for ${name}
         self._gen = self._run()
         self._started = False

@@ -13,8 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class Criterion(BaseModel):
-    """One binary rubric criterion ``b_j`` with weight ``w_j``. ``check`` names a check
-    function from :mod:`guiforge.verify.checks` and its arguments."""
+    """One rubric criterion ``b_j`` with weight ``w_j``. ``check`` names a check function
+    (guiforge.verify.registry: guiforge's own, an installed package's, or one the run
+    declares) and its arguments; a check answers 0/1 or a graded value in [0, 1]."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -29,11 +30,18 @@ class Criterion(BaseModel):
 class VerifierResult:
     score: float
     success: bool
-    criteria: dict[str, int]
+    criteria: dict[str, int | float]  # binary checks 0/1, graded ones their value
     errors: list[str] = field(default_factory=list)
+    reasons: dict[str, str] = field(default_factory=dict)  # what a check said about its value
+    graded: dict[str, Any] | None = None  # the environment kind's own reward {value, reason}
 
     def as_dict(self) -> dict[str, Any]:
-        return {"score": self.score, "success": self.success, "criteria": self.criteria, "errors": self.errors}
+        out = {"score": self.score, "success": self.success, "criteria": self.criteria, "errors": self.errors}
+        if self.reasons:
+            out["reasons"] = self.reasons
+        if self.graded is not None:
+            out["graded"] = self.graded
+        return out
 
 
 @dataclass

@@ -1,7 +1,8 @@
-"""Run a rubric against a final state in a separate process with a deadline.
+"""Run a rubric (and an environment kind's graded reward) against a final state in a
+separate process with a deadline; scoring itself is guiforge.verify.scoring.
 
-reward = sum(w_j * b_j) / sum(w_j); success = product of the required b_j. An infeasible
-task gets an extra required criterion: the agent must have reported ``infeasible``.
+The worker imports the checks installed under ``guiforge.checks`` and the ones the run
+declares (``checks:`` in the pipeline file, ``module:Name``), which it is told here.
 
 A worker that crashes or runs past the deadline is killed and the rubric is scored again in
 a fresh worker; when that fails too, :class:`VerifierFailure` says so. A verifier that
@@ -19,39 +20,8 @@ import threading
 from guiforge.failures import VERIFIER_FAILURE, Fault
 from guiforge.faults import inject
 from guiforge.verify.contract import Criterion, FinalState, VerifierResult
-from guiforge.verify.registry import find_check
+from guiforge.verify.scoring import INFEASIBLE_CRITERION, score_rubric  # noqa: F401 - the runner's API
 from guiforge.verify.wire import READY, read_message, write_message
-
-INFEASIBLE_CRITERION = Criterion(
-    id="reported_infeasible",
-    description="the agent reported that the task cannot be done",
-    check={"fn": "status_is", "status": "infeasible"},
-)
-
-
-def score_rubric(rubric: list[Criterion], state: FinalState, feasible: bool = True) -> VerifierResult:
-    """Evaluate every criterion in this process (the worker side)."""
-    criteria = list(rubric) if feasible else [*rubric, INFEASIBLE_CRITERION]
-    bits: dict[str, int] = {}
-    errors: list[str] = []
-    for c in criteria:
-        args = dict(c.check)
-        name = args.pop("fn", None)
-        fn = find_check(name)
-        if fn is None:
-            bits[c.id] = 0
-            errors.append(f"{c.id}: unknown check {name!r}")
-            continue
-        try:
-            bits[c.id] = int(bool(fn(state, **args)))
-        except Exception as exc:  # a broken check fails its criterion, not the run
-            bits[c.id] = 0
-            errors.append(f"{c.id}: {type(exc).__name__}: {exc}")
-    total = sum(c.weight for c in criteria)
-    score = sum(c.weight * bits[c.id] for c in criteria) / total if total else 0.0
-    required = [bits[c.id] for c in criteria if c.required]
-    success = bool(criteria) and all(required) and (bool(required) or score == 1.0)
-    return VerifierResult(score=round(score, 6), success=success, criteria=bits, errors=errors)
 
 
 class VerifierFailure(Fault):
@@ -64,8 +34,9 @@ class VerifierPool:
     """A warm worker process; a check that runs past its deadline (or a worker that dies)
     gets the worker killed and the rubric scored again in a fresh one, once."""
 
-    def __init__(self, deadline_s: float = 10.0, startup_s: float = 120.0):
+    def __init__(self, deadline_s: float = 10.0, startup_s: float = 120.0, checks: tuple[str, ...] = ()):
         self.deadline_s = deadline_s
+        self.checks = tuple(checks)  # the run's declared check plugins (module:Name), loaded by the worker
         self.startup_s = startup_s  # a fresh worker's imports: not part of any check's deadline
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
@@ -87,23 +58,26 @@ class VerifierPool:
             proc.wait()
 
     def verify(self, rubric: list[Criterion], state: FinalState, feasible: bool = True,
-               deadline_s: float | None = None) -> VerifierResult:
-        """The verdict; :class:`VerifierFailure` when the worker crashed or timed out twice."""
+               deadline_s: float | None = None, evaluator: str | None = None, task: object = None) -> VerifierResult:
+        """The verdict; :class:`VerifierFailure` when the worker crashed or timed out twice.
+        ``evaluator`` (``module:Class`` of an environment kind) grades ``task`` too."""
         deadline = deadline_s or self.deadline_s
         injection = inject("verifier")  # the same on the retry: an injected fault must outlast it
         fault = injection.kind if injection else None
         errors = []
         with self._lock:
             for _ in range(2):
-                result = self._score(rubric, state, feasible, deadline, fault)
+                result = self._score((rubric, state, feasible, fault, self._extra(evaluator, task)), deadline)
                 if isinstance(result, VerifierResult):
                     return result
                 errors.append(result)
         note = f" [{injection.describe()}]" if injection else ""
         raise VerifierFailure(f"{errors[0]}; again in a fresh worker: {errors[1]}{note}")
 
-    def _score(self, rubric: list[Criterion], state: FinalState, feasible: bool, deadline: float,
-               fault: str | None) -> VerifierResult | str:
+    def _extra(self, evaluator: str | None, task: object) -> dict:
+        return {"checks": self.checks, **({"evaluator": evaluator, "task": task} if evaluator else {})}
+
+    def _score(self, request: tuple, deadline: float) -> VerifierResult | str:
         """One attempt in the warm worker: the verdict, or what went wrong (the worker is
         discarded then)."""
         proc = self._worker()
@@ -114,7 +88,7 @@ class VerifierPool:
                     self._discard()
                     return f"verifier worker did not start within {self.startup_s:.0f}s"
                 self._ready = proc.pid
-            write_message(proc.stdin, (rubric, state, feasible, fault))
+            write_message(proc.stdin, request)
             ready, _, _ = select.select([proc.stdout], [], [], deadline)
             if not ready:
                 self._discard()

@@ -55,7 +55,9 @@ class FileSource(BaseModel):
 
 
 class ToolsSetup(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # keys the adapter does not read stay in the task's setup for checks and plugins
+    # (guiforge.envs.kind.kept): they are not this adapter's to refuse
+    model_config = ConfigDict(extra="ignore")
 
     world: World | None = None
     files: dict[str, str | FileSource] = Field(default_factory=dict)

@@ -27,6 +27,7 @@ import json
 from typing import Any
 
 from guiforge.envs.actions import Action, action_set
+from guiforge.envs.kinds import is_touch
 from guiforge.harness.formats.base import (
     ParseError,
     ToolCall,
@@ -100,7 +101,7 @@ class AnthropicComputer(FunctionTools):
 
     def to_canonical(self, call: ToolCall, args: dict[str, Any], domain: str) -> dict[str, Any]:
         raw = self._computer(call, args)
-        if domain == "mobile" and call.name == "computer":  # a phone: clicks are taps, drags swipes
+        if is_touch(domain) and call.name == "computer":  # a phone: clicks are taps, drags swipes
             raw["type"] = {"click": "tap", "drag": "swipe"}.get(raw["type"], raw["type"])
         return raw
 

@@ -21,6 +21,7 @@ import math
 from typing import Any
 
 from guiforge.envs.actions import Action, action_set
+from guiforge.envs.kinds import is_touch
 from guiforge.harness.formats.base import ParseError, ToolCall, model_fields, take, whole_number
 from guiforge.harness.formats.coords import CoordSystem
 from guiforge.harness.formats.tools import (
@@ -68,7 +69,7 @@ class OpenAIComputer(FunctionTools):
             w, h = coords.space or (coords.width, coords.height)
             env = "linux" if domain == "desktop" else self.environment
             out.append({"type": "computer_use_preview", "display_width": w, "display_height": h, "environment": env})
-        rest = sorted(k for k in kinds if k not in _KINDS or (k == "back" and domain == "mobile"))
+        rest = sorted(k for k in kinds if k not in _KINDS or (k == "back" and is_touch(domain)))
         return out + [function_spec(k, coords) for k in rest]
 
     def to_canonical(self, call: ToolCall, args: dict[str, Any], domain: str) -> dict[str, Any]:
@@ -80,7 +81,7 @@ class OpenAIComputer(FunctionTools):
         if len(distinct) != 1:
             raise ParseError(f"the computer call holds {len(distinct)} different actions; make one action per turn")
         raw = self._action(distinct[0])
-        if domain == "mobile":  # a phone: clicks are taps, drags swipes
+        if is_touch(domain):  # a phone: clicks are taps, drags swipes
             raw["type"] = {"click": "tap", "drag": "swipe"}.get(raw["type"], raw["type"])
         return raw
 
@@ -148,7 +149,7 @@ class OpenAIComputer(FunctionTools):
     def from_canonical(self, action: Action, coords: CoordSystem, domain: str | None) -> tuple[str, dict[str, Any]]:
         f = model_fields(action, coords)
         kind = f["type"]
-        if kind not in _KINDS or (kind == "back" and domain == "mobile"):
+        if kind not in _KINDS or (kind == "back" and is_touch(domain)):
             return function_arguments(action, coords)
         if kind in ("click", "tap", "right_click"):
             button = {"right_click": "right"}.get(kind, "wheel" if f.get("button") == "middle" else "left")

@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 from guiforge.envs.actions import Action, action_set
+from guiforge.envs.kinds import is_touch
 from guiforge.harness.formats.base import (
     ActionFormat,
     ModelReply,
@@ -126,7 +127,7 @@ class PyAutoGUI(ActionFormat):
         for prefix in _PREFIXES:
             name = name.removeprefix(prefix)
         call = Call(name, list(call.args), dict(call.kwargs))
-        mobile = domain == "mobile"
+        mobile = is_touch(domain)
         if name in REFUSED:
             raise ParseError(REFUSED[name])
         if name in ("dragTo", "drag") and "from_coord" not in call.kwargs:
@@ -257,7 +258,7 @@ class PyAutoGUI(ActionFormat):
         if kind == "hotkey":
             return write_call("pyautogui.hotkey", *f["keys"])
         if kind in ("back", "home", "enter"):
-            return write_call(("browser." if kind == "back" and domain != "mobile" else "mobile.") + kind)
+            return write_call(("browser." if kind == "back" and not is_touch(domain) else "mobile.") + kind)
         if kind == "open_app":
             return write_call("mobile.open_app", app_name=f["app"])
         if kind == "goto":

@@ -25,6 +25,7 @@ import json
 from typing import Any
 
 from guiforge.envs.actions import Action, action_set
+from guiforge.envs.kinds import is_touch
 from guiforge.harness.formats.base import (
     ModelReply,
     ParseError,
@@ -90,11 +91,11 @@ class QwenComputerUse(FunctionTools):
 
     @staticmethod
     def tool_name(domain: str) -> str:
-        return "mobile_use" if domain == "mobile" else "computer_use"
+        return "mobile_use" if is_touch(domain) else "computer_use"
 
     def tools(self, domain: str, variant: str | None, coords: CoordSystem) -> list[dict[str, Any]]:
         kinds = action_set(domain, variant)
-        table = _MOBILE if domain == "mobile" else _COMPUTER
+        table = _MOBILE if is_touch(domain) else _COMPUTER
         actions = sorted({table[k] for k in kinds if k in table})
         out = []
         if actions:
@@ -105,7 +106,7 @@ class QwenComputerUse(FunctionTools):
                            "description": "\n".join(f"* `{a}`: {_DOCS[a]}" for a in actions)},
                 "coordinate": point, "text": {"type": "string"}, "time": {"type": "number"},
             }
-            if domain == "mobile":
+            if is_touch(domain):
                 props |= {"coordinate2": point, "button": {"type": "string", "enum": ["Back", "Home", "Enter"]}}
             else:
                 props |= {"start_coordinate": point, "keys": {"type": "array", "items": {"type": "string"}},
@@ -130,7 +131,7 @@ class QwenComputerUse(FunctionTools):
         action = args.get("action")
         if not isinstance(action, str):
             raise ParseError(f"{call.name} needs action as a string, got {json.dumps(action)[:60]}")
-        return self._mobile(action, args) if domain == "mobile" else self._computer(action, args)
+        return self._mobile(action, args) if is_touch(domain) else self._computer(action, args)
 
     def _computer(self, action: Any, args: dict[str, Any]) -> dict[str, Any]:
         pointer = {"left_click": "click", "double_click": "double_click", "right_click": "right_click",
@@ -223,7 +224,7 @@ class QwenComputerUse(FunctionTools):
         kind = f.pop("type")
         if kind == "call_tool":
             return function_arguments(action, coords)
-        if kind in ("tap", "long_press", "swipe", "home", "enter", "open_app") or domain == "mobile":
+        if kind in ("tap", "long_press", "swipe", "home", "enter", "open_app") or is_touch(domain):
             return "mobile_use", self._mobile_args(kind, f)
         args: dict[str, Any] = {"action": _COMPUTER[kind]}
         if kind in ("click", "double_click", "right_click"):

@@ -24,6 +24,7 @@ import re
 from typing import Any
 
 from guiforge.envs.actions import Action, action_set
+from guiforge.envs.kinds import is_touch
 from guiforge.harness.formats.base import (
     ActionFormat,
     ModelReply,
@@ -122,7 +123,7 @@ class UITars(ActionFormat):
             raise ParseError(f"{name}(...) takes keyword arguments only, e.g. {DOCS.get('click')}")
         start = ("start_box", "point", "start_point")
         end = ("end_box", "end_point")
-        mobile = domain == "mobile"
+        mobile = is_touch(domain)
         if name in ("click", "left_single", "left_double", "right_single", "long_press"):
             # long_press's time is not kept: a long press here lasts the phone's own long-press time
             take(kw, name, set(start) | ({"time"} if name == "long_press" else set()))
