@@ -56,8 +56,8 @@ def plant_side_error(state: FinalState, allowances: list[Any]) -> Planted | None
     rules = [{"path": a} if isinstance(a, str) else dict(a) for a in allowances]
     if state.initial_apps is not None:
         for apps, what in _app_edits(state.apps, state.initial_apps):
-            changes = diff_apps(state.apps, apps)
-            if changes and not any(allowed(c, rules) for c in changes):
+            # held against s0, as the verifier will: an edit inside a record the task added is no plant
+            if any(not allowed(c, rules) for c in diff_apps(state.initial_apps, apps)):
                 return Planted(replace(state, apps=apps), what)
     if state.initial_files is not None and state.workspace is not None:
         return _plant_in_files(state, rules)
@@ -130,11 +130,12 @@ def _plant_in_files(state: FinalState, rules: list[dict[str, Any]]) -> Planted |
     workspace = scratch / "workspace"
     shutil.copytree(state.workspace, workspace, symlinks=True)
     final = workspace_files(workspace)
-    for rel in sorted(final, key=lambda r: (Path(r).suffix.lower() not in _EDITORS, r)):
+    initial = state.initial_files or {}
+    # files of s0 only: inside a file the task may add, any content is the task's own
+    for rel in sorted(set(final) & set(initial), key=lambda r: (Path(r).suffix.lower() not in _EDITORS, r)):
         editor = _EDITORS.get(Path(rel).suffix.lower(), _edit_text)
         for data, what in editor(final[rel]):
-            changes = diff_file(rel, final[rel], data)
-            if changes and not any(allowed(c, rules) for c in changes):
+            if any(not allowed(c, rules) for c in diff_file(rel, initial[rel], data)):
                 (workspace / rel).write_bytes(data)
                 return Planted(replace(state, workspace=workspace), f"{rel}: {what}", scratch)
     name = "notes-extra.txt"  # an extra action: a file nobody asked for

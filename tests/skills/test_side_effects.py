@@ -248,3 +248,28 @@ def test_cards_get_the_criterion_and_may_not_write_it_themselves():
     raw["rubric"] = [*raw["rubric"], {"id": CRITERION_ID, "check": {"fn": "no_side_damage"}}]
     with pytest.raises(ValueError, match="added to every rubric automatically"):
         SkillCard.model_validate(raw)
+
+
+def test_a_plant_is_held_against_s0_not_against_the_reference_result(tmp_path):
+    """A file (or record) the task adds may hold anything: an edit inside it is no side error,
+    so the plant goes where s0 had something."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "sales.csv").write_text("region,amount\nNorth,120\nSouth,80\n")
+    initial = {"sales.csv": (ws / "sales.csv").read_bytes()}
+    (ws / "result.txt").write_text("200.00\n")  # what the task writes
+    allowances = derive_allowances([{"id": "r", "check": {"fn": "file_mentions_number", "path": "result.txt",
+                                                          "value": 200}}])
+    fs = FinalState(workspace=ws, initial_files=initial)
+    assert side_damage(fs, allowances) == []
+    planted = plant_side_error(fs, allowances)
+    try:
+        assert planted is not None and planted.description.startswith("sales.csv"), planted.description
+        assert [c.file for c in side_damage(planted.state, allowances)] == ["sales.csv"]
+    finally:
+        planted.cleanup()
+    s0 = {"mail": {"sent": []}}
+    final = {"mail": {"sent": [{"id": "s1", "subject": "Total 200"}]}}
+    rules = [{"path": "mail.sent"}]
+    planted = plant_side_error(state(final, s0), rules)
+    assert planted is None or side_damage(planted.state, rules)  # never the task's own new record
