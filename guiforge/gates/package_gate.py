@@ -134,9 +134,10 @@ class PackageGate:
                         "actions": actions,
                     },
                 )
-            planted = self._planted_error_passes(lease, spec, state) if self.plant_side_errors else None
-            if planted:
-                return Verdict(False, reason=planted, details={"criteria": after.criteria})
+            planted, caught = self._plant_side_error(lease, spec, state) if self.plant_side_errors else (None, True)
+            if not caught:
+                return Verdict(False, reason=f"the verifier passes the reference with a planted side error ({planted})",
+                               details={"criteria": after.criteria, "planted": planted})
             lease.reset(spec)
             again = lease.evaluate()
             if again.success:
@@ -150,26 +151,25 @@ class PackageGate:
                 "actions": actions,
                 "seconds": round(time.perf_counter() - started, 3),
                 "score": after.score,
+                "planted": planted,  # the side error the verifier caught (None: none was planted)
             },
         )
 
     @staticmethod
-    def _planted_error_passes(lease, spec: TaskSpec, state: FinalState) -> str | None:
-        """Why the verifier cannot be trusted with side damage, or None: the reference's final
-        state with one planted side error must fail ``no_side_damage``."""
+    def _plant_side_error(lease, spec: TaskSpec, state: FinalState) -> tuple[str | None, bool]:
+        """Plant one side error in the reference's final state and verify it: (what was planted,
+        whether ``no_side_damage`` failed it). (None, True) when there was nothing to plant."""
         criterion = next((c for c in spec.rubric if c.id == CRITERION_ID), None)
         if criterion is None:
-            return None  # a task made before the criterion existed (or by hand) has nothing to prove
+            return None, True  # a task made before the criterion existed (or by hand) has nothing to prove
         planted = plant_side_error(state, criterion.check.get("changes") or [])
         if planted is None:
-            return None  # no app state and no files: nothing the task could damage
+            return None, True  # no app state and no files: nothing the task could damage
         try:
             result = lease.verify(planted.state)
         finally:
             planted.cleanup()
-        if result.criteria.get(CRITERION_ID, 1):
-            return f"the verifier passes the reference with a planted side error ({planted.description})"
-        return None
+        return planted.description, not result.criteria.get(CRITERION_ID, 1)
 
 
 def _damage_note(spec: TaskSpec, state: FinalState) -> str:

@@ -21,8 +21,8 @@ from typing import Any
 
 from guiforge.verify.contract import FinalState
 from guiforge.verify.file_diff import diff_file, workspace_files
-from guiforge.verify.side_effects import allowed
-from guiforge.verify.state_diff import Change, diff_apps, identity_key
+from guiforge.verify.side_effects import allowed, side_damage
+from guiforge.verify.state_diff import Change, identity_key
 
 _DIGIT = re.compile(r"\d")
 MAX_TRIES = 40
@@ -56,8 +56,9 @@ def plant_side_error(state: FinalState, allowances: list[Any]) -> Planted | None
     rules = [{"path": a} if isinstance(a, str) else dict(a) for a in allowances]
     if state.initial_apps is not None:
         for apps, what in _app_edits(state.apps, state.initial_apps):
-            # held against s0, as the verifier will: an edit inside a record the task added is no plant
-            if any(not allowed(c, rules) for c in diff_apps(state.initial_apps, apps)):
+            # held against s0 exactly as the verifier holds it: an edit inside a record the task
+            # added, or one whose only trace outside the allowances is the record's save stamp, is no plant
+            if side_damage(replace(state, apps=apps, initial_files=None), rules):
                 return Planted(replace(state, apps=apps), what)
     if state.initial_files is not None and state.workspace is not None:
         return _plant_in_files(state, rules)

@@ -155,6 +155,21 @@ def test_planted_errors_fail_every_allowance_set():
     assert side_damage(planted.state, everything)
 
 
+
+def test_a_plant_is_never_an_edit_the_verifier_excuses():
+    """A note whose body the task may edit, in an app holding only that note: a digit changed in
+    its body leaves only the record's save stamp outside the allowances, and the verifier excuses
+    a stamp beside an allowed change, so the plant must be something else (an extra note)."""
+    s0 = {"notes": {"notes": [{"id": "n1", "title": "Talk", "body": "talk 21 July", "updated": "2025-06-17"}]}}
+    done = copy.deepcopy(s0)
+    done["notes"]["notes"][0].update(body="talk 21 July\nAsk for a receipt", updated="2025-06-18")
+    allowances = derive_allowances([{"id": "line", "check": {
+        "fn": "record_mentions", "path": "notes.notes", "where": {"id": "n1"}, "field": "body",
+        "value": "Ask for a receipt"}}])
+    planted = plant_side_error(FinalState(apps=done, initial_apps=s0), allowances)
+    assert planted is not None and side_damage(planted.state, allowances), planted.description
+    assert planted.description.startswith("an extra record in notes.notes"), planted.description
+
 def _xlsx(path: Path, rows: list[list]) -> bytes:
     wb = Workbook()
     ws = wb.active
