@@ -8,8 +8,9 @@ Agreement: the offline judge (tesseract OCR over the key screenshots + the actio
 run by the judge stage's own code (JudgeStage.run, rows returned, no shard written; OCR
 text is cached in the lake's _cache/ocr, so a second run reads no frame again) over every trajectory of the lake's run (default: data/lake, the default run's lake,
 if it holds trajectories; else a small lake made under /tmp with the scripted teacher; the
-figures say which). Precision, recall and accuracy against the verifier, per domain and in
-all, plus the stage's wall time and OCR reads.
+figures say which). Precision, recall, accuracy and Cohen's kappa against the verifier, per
+domain, in all and per skill (``blind_skills``: skills whose verifier-passed trajectories
+the judge accepted none of), plus the stage's wall time and OCR reads.
 
 Throughput: the same stage with a model judge (OpenAI wire format, official SDK) over the
 lake's trajectories (up to ``--trajectories``), against guiforge.testing.model_server in its
@@ -109,29 +110,35 @@ def run_stage(ctx, stage, limit_trajectories: int | None = None) -> tuple[list[d
     return [j for r in results for j in r["judgments"]], wall
 
 
+def confusion(group: list[dict]) -> dict[str, Any]:
+    """Confusion counts of the judge against the verifier, precision, recall, accuracy and
+    Cohen's kappa (agreement beyond what the two success rates give by chance)."""
+    judged = [r for r in group if r["success"] is not None and r["verifier_success"] is not None]
+    tp = sum(r["success"] and r["verifier_success"] for r in judged)
+    fp = sum(r["success"] and not r["verifier_success"] for r in judged)
+    fn = sum(not r["success"] and r["verifier_success"] for r in judged)
+    n = len(judged)
+    tn = n - tp - fp - fn
+    chance = ((tp + fp) * (tp + fn) + (tn + fn) * (tn + fp)) / (n * n) if n else None
+    kappa = round(((tp + tn) / n - chance) / (1 - chance), 3) if n and chance is not None and chance < 1 else None
+    return {"n": n, "tp": tp, "fp": fp, "tn": tn, "fn": fn,
+            "precision": round(tp / (tp + fp), 3) if tp + fp else None,
+            "recall": round(tp / (tp + fn), 3) if tp + fn else None,
+            "accuracy": round((tp + tn) / n, 3) if n else None, "kappa": kappa}
+
+
 def agreement(rows: list[dict]) -> dict[str, Any]:
+    """Per domain (and "all"), then per skill; ``blind_skills``: skills the verifier passed at
+    least once whose passes the judge accepted none of (recall 0)."""
     out: dict[str, Any] = {}
     domains = sorted({r["domain"] for r in rows})
     for name, group in [("all", rows), *((d, [r for r in rows if r["domain"] == d]) for d in domains)]:
-        judged = [r for r in group if r["success"] is not None and r["verifier_success"] is not None]
-        tp = sum(r["success"] and r["verifier_success"] for r in judged)
-        fp = sum(r["success"] and not r["verifier_success"] for r in judged)
-        fn = sum(not r["success"] and r["verifier_success"] for r in judged)
-        tn = len(judged) - tp - fp - fn
-        out[name] = {"n": len(judged), "tp": tp, "fp": fp, "tn": tn, "fn": fn,
-                     "precision": round(tp / (tp + fp), 3) if tp + fp else None,
-                     "recall": round(tp / (tp + fn), 3) if tp + fn else None,
-                     "accuracy": round((tp + tn) / len(judged), 3) if judged else None}
+        out[name] = confusion(group)
+    skills = sorted({r["skill_id"] or "?" for r in rows})
+    per_skill = {s: confusion([r for r in rows if (r["skill_id"] or "?") == s]) for s in skills}
+    out["per_skill"] = per_skill
+    out["blind_skills"] = sorted(s for s, m in per_skill.items() if m["tp"] + m["fn"] and m["recall"] == 0)
     return out
-
-
-
-
-
-
-
-
-
 
 def throughput(lake_uri: str, run_id: str, args) -> dict[str, Any]:
     ctx_mp = mp.get_context("spawn")
@@ -192,8 +199,12 @@ def main() -> None:
         figures["offline_judge_stage_wall_s"] = round(wall, 2)
         figures["offline_judge_trajectories"] = len(rows)
         figures["offline_judge_ocr_frames_read"] = ocr.read_count if ocr else None
-        for domain, m in figures["offline_judge"].items():
+        for domain in ["all", *sorted(d for d in figures["offline_judge"] if d in ("web", "mobile", "desktop",
+                                                                                   "tools"))]:
+            m = figures["offline_judge"][domain]
             ratios[f"offline_precision_{domain}"] = m["precision"]
+            ratios[f"offline_recall_{domain}"] = m["recall"]
+            ratios[f"offline_kappa_{domain}"] = m["kappa"]
         log(json.dumps(figures["offline_judge"], indent=1))
     if "throughput" not in skip:
         t = throughput(lake_uri, run_id, args)

@@ -379,6 +379,8 @@ def _print_curation(lake, run_id: str | None) -> None:
         audit = con.execute(f"SELECT judge, domain, n, tp, fp, tn, fn, precision, recall, accuracy, kappa, "
                             f"len(disagreeing) FROM judge_audit {where} {'AND' if where else 'WHERE'} level <> 'skill'",
                             args).fetchall()
+        blind = con.execute(f"SELECT judge, skill_id, n, tp, fn, recall, kappa FROM judge_blind_spots {where}",
+                            args).fetchall()
     finally:
         con.close()
     if any(row[4] for row in funnel):  # trajectories
@@ -397,6 +399,16 @@ def _print_curation(lake, run_id: str | None) -> None:
         for judge, domain, *rest in audit:
             au.add_row(judge, domain or "all", *("-" if v is None else str(v) for v in rest))
         out.print(au)
+        if blind:  # per skill: where the judge turns away most of what the verifier passes
+            bs = Table(title="judge blind spots: skills whose verifier-passed trajectories the judge mostly rejects")
+            for col in ("judge", "skill", "n", "TP", "FN", "recall", "kappa"):
+                bs.add_column(col, justify="left" if col in ("judge", "skill") else "right")
+            for row in blind:
+                bs.add_row(*("-" if v is None else str(v) for v in row))
+            out.print(bs)
+        else:
+            out.print("judge per skill: every skill's verifier-passed trajectories are mostly accepted "
+                      "(per skill: the judge_audit view)")
 
 
 def _print_rounds(lake, run_id: str | None) -> None:

@@ -4,6 +4,9 @@
 - ``judge_audit``: per run and judge, overall, per domain and per skill: confusion counts
   against the code verifier, precision, recall, accuracy, Cohen's kappa and the ids of the
   trajectories where they disagree;
+- ``judge_blind_spots``: the skill rows of ``judge_audit`` where the verifier passed some
+  trajectories and the judge accepted fewer than half of them (recall below 0.5), worst first:
+  a judge rule that wipes out a whole skill shows here;
 - ``rl_pool``: the RL tasks with their success rates and quotas;
 - ``sft_rows``: the steps of accepted trajectories, minus steps a ``relabels`` row marks
   inconsistent.
@@ -73,6 +76,12 @@ FROM (SELECT *, ((tp + fp) * (tp + fn) + (tn + fn) * (tn + fp)) / (n * n)::DOUBL
 ORDER BY run_id, judge, level = 'skill', level = 'domain', domain, skill_id
 """
 
+JUDGE_BLIND_SPOTS = """
+SELECT run_id, judge, domain, skill_id, n, tp, fn, fp, tn, recall, precision, kappa, disagreeing
+FROM judge_audit WHERE level = 'skill' AND tp + fn > 0 AND recall < 0.5
+ORDER BY run_id, judge, recall, tp + fn DESC, skill_id
+"""
+
 RL_POOL = """
 SELECT run_id, domain, rank, task_id, skill_id, success_rate, n_success, n_valid, n_samples, quota, filled,
        instruction, selected_reason
@@ -91,7 +100,8 @@ ANTI JOIN inconsistent i ON i.run_id = s.run_id AND i.trajectory_id = s.trajecto
 ORDER BY s.run_id, s.trajectory_id, s.step_index
 """
 
-VIEWS = {"funnel": FUNNEL, "judge_audit": JUDGE_AUDIT, "rl_pool": RL_POOL, "sft_rows": SFT_ROWS}
+VIEWS = {"funnel": FUNNEL, "judge_audit": JUDGE_AUDIT, "judge_blind_spots": JUDGE_BLIND_SPOTS, "rl_pool": RL_POOL,
+         "sft_rows": SFT_ROWS}
 
 
 def create_views(con: duckdb.DuckDBPyConnection) -> None:

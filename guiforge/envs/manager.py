@@ -29,6 +29,7 @@ from guiforge.envs.base import (
     EnvFailure,
     Environment,
     EnvSpec,
+    FinalState,
     Observation,
     StepResult,
     TaskSpec,
@@ -367,13 +368,23 @@ class Lease:
         """The verifier's verdict on the final state (:class:`~guiforge.verify.runner.VerifierFailure`
         when the verifier fails twice); an instance that died on the way is an EnvFailure,
         never a verdict on what it left behind."""
+        return self.verify(self.final_state())
+
+    def final_state(self) -> FinalState:
+        """The final state as the verifier reads it (reading changes nothing)."""
         if self.task is None:
             raise EnvFailure("evaluate before reset")
         if not self._inst.healthy():
             self._inst.broken = True
             self.manager.record_fault("the instance died before its final state was read")
             raise EnvFailure("the instance died before its final state was read (health check failed)")
-        state = self._call(self.env.final_state, self.manager.deadlines.evaluate_s, "final state")
+        return self._call(self.env.final_state, self.manager.deadlines.evaluate_s, "final state")
+
+    def verify(self, state: FinalState) -> VerifierResult:
+        """The verifier's verdict on ``state`` under this lease's task (the package gate also
+        scores a final state with a planted side error)."""
+        if self.task is None:
+            raise EnvFailure("evaluate before reset")
         evaluator = kind_for(self.manager.factories, self.task.domain).evaluator()  # a kind's own reward
         return self.manager.verifier.verify(
             self.task.rubric, state, feasible=self.task.feasible, deadline_s=self.manager.deadlines.evaluate_s,

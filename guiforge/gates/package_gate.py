@@ -2,6 +2,11 @@
 passes after the reference solution, and fails again after reset. A task whose reference
 does not run, or whose verifier cannot tell done from not done, never reaches the lake.
 
+With ``plant_side_errors`` (the default) it also proves the verifier sees side damage: the
+reference's final state with one planted side error (a digit changed in a record the task must
+not touch, an extra record, another cell edited, an extra file; guiforge.verify.plant) must
+fail the rubric's ``no_side_damage`` criterion.
+
 A fault of the environment or the verifier during the gate says nothing about the task:
 the gate runs again on a fresh instance, and if the fault repeats the task is excluded
 under the fault's kind (``env_failure``, ``verifier_failure``) with its reason, never with
@@ -21,6 +26,9 @@ from guiforge.envs.manager import EnvManager
 from guiforge.failures import Fault
 from guiforge.faults import unit
 from guiforge.teacher.reference import GroundingError, ReferenceProgram
+from guiforge.verify.contract import FinalState
+from guiforge.verify.plant import plant_side_error
+from guiforge.verify.side_effects import CRITERION_ID, side_damage
 
 
 @dataclass
@@ -67,9 +75,11 @@ GATE_SPAN = 3  # an injected fault strikes one of the first three steps or evalu
 
 
 class PackageGate:
-    def __init__(self, manager: EnvManager, attempts: int = 2, acquire_timeout_s: float = 1800.0):
+    def __init__(self, manager: EnvManager, attempts: int = 2, acquire_timeout_s: float = 1800.0,
+                 plant_side_errors: bool = True):
         self.manager = manager
         self.attempts = attempts
+        self.plant_side_errors = plant_side_errors
         # gates running at once queue for the domain's instances: a long wait is not a fault
         self.acquire_timeout_s = acquire_timeout_s
 
@@ -107,19 +117,25 @@ class PackageGate:
             actions, error = run_reference(lease, obs, reference, spec.domain, variant, limit)
             if error:
                 return Verdict(False, reason=error, details={"actions": actions})
-            after = lease.evaluate()
+            state = lease.final_state()
+            after = lease.verify(state)
             if not after.success:
                 failed = sorted(k for k, v in after.criteria.items() if not v)
                 return Verdict(
                     False,
                     reason=f"the reference solution does not pass the verifier (failed: "
-                    f"{', '.join(failed)}{'; ' + after.errors[0] if after.errors else ''})",
+                    f"{', '.join(failed)}{'; ' + after.errors[0] if after.errors else ''}"
+                    f"{_damage_note(spec, state) if not after.criteria.get(CRITERION_ID, 1) else ''})",
                     details={
                         "criteria": after.criteria,
                         "errors": after.errors,
                         "actions": actions,
                     },
                 )
+            planted, caught = self._plant_side_error(lease, spec, state) if self.plant_side_errors else (None, True)
+            if not caught:
+                return Verdict(False, reason=f"the verifier passes the reference with a planted side error ({planted})",
+                               details={"criteria": after.criteria, "planted": planted})
             lease.reset(spec)
             again = lease.evaluate()
             if again.success:
@@ -133,5 +149,34 @@ class PackageGate:
                 "actions": actions,
                 "seconds": round(time.perf_counter() - started, 3),
                 "score": after.score,
+                "planted": planted,  # the side error the verifier caught (None: none was planted)
             },
         )
+
+    @staticmethod
+    def _plant_side_error(lease, spec: TaskSpec, state: FinalState) -> tuple[str | None, bool]:
+        """Plant one side error in the reference's final state and verify it: (what was planted,
+        whether ``no_side_damage`` failed it). (None, True) when there was nothing to plant."""
+        criterion = next((c for c in spec.rubric if c.id == CRITERION_ID), None)
+        if criterion is None:
+            return None, True  # a task made before the criterion existed (or by hand) has nothing to prove
+        planted = plant_side_error(state, criterion.check.get("changes") or [])
+        if planted is None:
+            return None, True  # no app state and no files: nothing the task could damage
+        try:
+            result = lease.verify(planted.state)
+        finally:
+            planted.cleanup()
+        return planted.description, not result.criteria.get(CRITERION_ID, 1)
+
+
+def _damage_note(spec: TaskSpec, state: FinalState) -> str:
+    """What the reference changed that the task may not (for the gate's reason)."""
+    criterion = next((c for c in spec.rubric if c.id == CRITERION_ID), None)
+    if criterion is None:
+        return ""
+    try:
+        damage = side_damage(state, criterion.check.get("changes") or [])
+    except ValueError as exc:
+        return f"; {exc}"
+    return "; side damage: " + "; ".join(c.describe() for c in damage[:4]) if damage else ""

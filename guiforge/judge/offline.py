@@ -18,6 +18,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from guiforge.judge.evidence import JudgeView
+from guiforge.judge.refusal import refusal_grounds
 from guiforge.judge.verdict import Verdict
 
 NAME = "offline:ocr-judge"
@@ -34,6 +35,9 @@ _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 # a day is one or two digits not followed by a third: "January 2024" is a month and a year
 _DATE = re.compile(rf"(?i)\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:,?\s+\d{{4}})?|\b{_MONTH}\s+\d{{1,2}}(?!\d)(?:st|nd|rd|th)?"
                    rf"(?:,?\s+\d{{4}})?|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:19|20)\d{{2}}\b")
+# How to compute or write a value, not a value to find: "n - 1 in the denominator", "to 2 decimals"
+_SPEC = re.compile(r"(?i)\b[a-z]\s*[-+*/]\s*\d+\b|\b\d+\s*(?:decimals?|decimal places|dp|digits|"
+                   r"significant figures|places)\b")
 
 
 def normalize(text: str) -> str:
@@ -55,7 +59,7 @@ def expected_values(instruction: str) -> list[str]:
     for m in _QUOTED.finditer(instruction):
         values.append((m.group(1) or m.group(2)).strip())
     values.extend(_EMAIL.findall(instruction))
-    for m in _NUMBER.finditer(_DATE.sub(" ", instruction)):
+    for m in _NUMBER.finditer(_SPEC.sub(" ", _DATE.sub(" ", instruction))):
         if not any(m.group(0) in v for v in values):
             values.append(m.group(0))
     return list(dict.fromkeys(v for v in values if normalize(v)))
@@ -157,6 +161,8 @@ class OfflineJudge:
         frames = [sha for _, sha in view.key_frames]
         if view.env_failure or not frames:
             return []
+        if (view.last_action or {}).get("status") == "infeasible":
+            return frames  # a refusal is judged by what the agent saw: an obstacle, or the thing in view
         made = Text.of(*_produced(view))
         told = Text.of(view.instruction, *(s.feedback for s in view.steps))
         missing = [v for v in expected_values(view.instruction) if not made.has(v)]
@@ -201,9 +207,13 @@ class OfflineJudge:
             flag("no_final_state", 0.5, "no screenshot of the final state")
 
         infeasible = last is not None and last.action is not None and last.action.get("status") == "infeasible"
-        if infeasible:  # the agent's answer is "this cannot be done": wrong if what was asked is in view
+        if infeasible:  # the agent's answer is "this cannot be done": a refusal, judged as one
+            seen_text = " ".join([*(screen_text.get(sha, "") for sha in frames), *(s.feedback for s in steps)])
+            grounds = refusal_grounds(view.instruction, seen_text)
             seen = [v for v in expected_values(view.instruction) if screens.has(v)]
-            if seen:
+            if grounds:
+                notes.append(f"reported infeasible: {grounds}")
+            elif seen:  # nothing says it cannot be done, and what was asked is in view: giving up
                 flag("infeasible_but_seen", 0.6, f"reported infeasible, yet the screens show {seen[:3]}",
                      [last.index])
         elif last is not None and last.action is not None and not _finished(view, final):

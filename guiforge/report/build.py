@@ -144,7 +144,9 @@ def _judge(con, filled, links: Links, flags: list[dict]) -> Section:
                    figure_links=[links.rows("judgments", agreement="no")],
                    flags=[f["what"] + f" = {f['value']} (threshold {f['threshold']})" for f in flags
                           if f["what"].startswith("judge")],
-                   tables=[("judge against verifier", confusion), ("acceptance", queries.acceptance(con))])
+                   tables=[("judge against verifier", confusion),
+                           ("judge against verifier per skill (lowest recall first)", queries.judge_by_skill(con)),
+                           ("acceptance", queries.acceptance(con))])
 
 
 def _rl_pool(con, filled, links: Links) -> Section:

@@ -92,6 +92,22 @@ def judge_confusion(con: duckdb.DuckDBPyConnection) -> list[dict]:
     return out
 
 
+def judge_by_skill(con: duckdb.DuckDBPyConnection) -> list[dict]:
+    """Per judge and skill: the judge against the verifier, lowest recall first (a judge rule
+    that turns away a whole skill tops the table)."""
+    out = rows(con, """
+        SELECT judge, coalesce(domain, '?') AS domain, coalesce(skill_id, '?') AS skill, count(*) AS n,
+               count(*) FILTER (WHERE success AND verifier_success) AS tp,
+               count(*) FILTER (WHERE success AND NOT verifier_success) AS fp,
+               count(*) FILTER (WHERE NOT success AND verifier_success) AS fn,
+               count(*) FILTER (WHERE NOT success AND NOT verifier_success) AS tn
+        FROM judgments WHERE success IS NOT NULL AND verifier_success IS NOT NULL
+        GROUP BY 1, 2, 3""")
+    for r in out:
+        r.update(agreement_figures(r["tp"], r["fp"], r["fn"], r["tn"]))
+    return sorted(out, key=lambda r: (r["judge"], r["recall"] is None, r["recall"] or 0, -r["n"], r["skill"]))
+
+
 def agreement_figures(tp: int, fp: int, fn: int, tn: int) -> dict:
     n = tp + fp + fn + tn
     observed = (tp + tn) / n if n else None

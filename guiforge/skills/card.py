@@ -89,6 +89,11 @@ class SkillCard(Strict):
                                                   "context, a rare typo; guiforge.skills.voice); false keeps it verbatim")
     setup: dict[str, Any] = Field(default_factory=dict)
     rubric: list[Criterion] = Field(min_length=1)
+    changes: list[str | dict[str, Any]] = Field(
+        default_factory=list,
+        description="Jinja: what the task may change beyond what the rubric's checks name (app state paths "
+                    "like 'bank.accounts' or {path, where, fields}; files as {file, cells, sheets, slides, text}); "
+                    "every other change fails the automatic no_side_damage criterion (guiforge.verify.side_effects)")
     reference: list[Step] | dict[str, list[Step]] = Field(
         description="steps; or per domain/variant, e.g. {web: [...], terminal: [...]}")
     answer: str | None = Field(default=None, description="Jinja: the expected answer, for information tasks")
@@ -105,6 +110,9 @@ class SkillCard(Strict):
         ids = [c.id for c in self.rubric]
         if len(set(ids)) != len(ids):
             raise ValueError("rubric criterion ids must be unique")
+        if "no_side_damage" in ids:
+            raise ValueError("no_side_damage is added to every rubric automatically; declare what may change "
+                             "in 'changes:' instead")
         if isinstance(self.reference, dict):
             keys = set(self.domains) | set(self.variants)
             unknown = set(self.reference) - keys

@@ -20,6 +20,7 @@ from guiforge.presentation import Presentation, sample_presentation
 from guiforge.skills.card import SkillCard
 from guiforge.skills.templating import evaluate, render_text, render_value
 from guiforge.skills.voice import speak
+from guiforge.verify.side_effects import derive_allowances, side_damage_criterion
 from guiforge.worlds.model import World
 
 MAX_BINDINGS = 256  # per card and world, before sampling
@@ -166,6 +167,7 @@ def render(card: SkillCard, world: World, ctx: dict[str, Any], domain: str, vari
         instruction, voice = voiced(card, render_text(card.instructions[phrasing], ctx), leaks, rng, world.scenario)
         setup = _with_looks(render_value(card.setup, ctx), instruction, world, seed)
         rubric = [{**c.model_dump(), "check": render_value(c.check, ctx)} for c in card.rubric]
+        rubric.append(side_damage_criterion(derive_allowances(rubric) + list(render_value(card.changes, ctx))))
         reference = [render_value(s.model_dump(), ctx) for s in card.reference_for(domain, variant)]
         answer = render_text(card.answer, ctx) if card.answer else None
     except (TemplateError, TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError) as exc:

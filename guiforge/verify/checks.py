@@ -262,20 +262,19 @@ def _lookup(value: Any, op: str, want: Any) -> bool:
 
 def matching(state: FinalState, path: str, where: dict[str, Any] | None = None) -> list[Any]:
     """The records at ``path`` that satisfy every lookup in ``where``."""
-    out = []
-    for record in _records(state, path):
-        ok = True
-        for key, want in (where or {}).items():
-            name, _, op = key.partition("__")
-            if op and op not in _LOOKUPS:
-                raise ValueError(f"unknown lookup {op!r} in where key {key!r}; use one of {', '.join(_LOOKUPS)}")
-            values = select(record, name)
-            if not values or not any(_lookup(v, op or "eq", want) for v in values):
-                ok = False
-                break
-        if ok:
-            out.append(record)
-    return out
+    return [record for record in _records(state, path) if record_matches(record, where)]
+
+
+def record_matches(record: Any, where: dict[str, Any] | None) -> bool:
+    """Whether one record satisfies every lookup in ``where`` (see the lookups above)."""
+    for key, want in (where or {}).items():
+        name, _, op = key.partition("__")
+        if op and op not in _LOOKUPS:
+            raise ValueError(f"unknown lookup {op!r} in where key {key!r}; use one of {', '.join(_LOOKUPS)}")
+        values = select(record, name)
+        if not values or not any(_lookup(v, op or "eq", want) for v in values):
+            return False
+    return True
 
 
 def _field_values(records: list[Any], field: str | None) -> list[Any]:

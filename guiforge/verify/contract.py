@@ -46,10 +46,16 @@ class VerifierResult:
 
 @dataclass
 class FinalState:
-    """What a verifier may read: app state JSON, the workspace, the agent's final answer."""
+    """What a verifier may read: app state JSON, the workspace, the agent's final answer,
+    and the initial state they started from."""
 
     apps: dict[str, Any] = field(default_factory=dict)
     workspace: Path | None = None
     answer: str | None = None
     status: str | None = None
     terminal: list[dict[str, Any]] = field(default_factory=list)
+    # s0, for the side-damage check (guiforge.verify.side_effects): the app state the task
+    # seeded (web, mobile) and the workspace files as the preparers wrote them (desktop,
+    # tools); None where the environment gives none
+    initial_apps: dict[str, Any] | None = None
+    initial_files: dict[str, bytes] | None = None

@@ -349,4 +349,4 @@ class DesktopEnv(Environment):
             apps={"desktop": {"variant": self.variant, "document": self.document,
                               "office_running": running}},
             workspace=self.workspace.path, answer=self.answer, status=self.status,
-            terminal=list(self.history))
+            terminal=list(self.history), initial_files=self.workspace.initial)

@@ -25,6 +25,7 @@ class Workspace:
         self.user = user
         self.quota_bytes = quota_bytes
         self.quota_enforced = False
+        self.initial: dict[str, bytes] | None = None  # the files of the last populate (s0)
         self.path.mkdir(parents=True, exist_ok=True)
         if quota_bytes and os.geteuid() == 0:
             self.quota_enforced = self._mount_tmpfs(quota_bytes)
@@ -68,6 +69,7 @@ class Workspace:
         return target
 
     def populate(self, files: Mapping[str, bytes]) -> None:
+        self.initial = dict(files)  # s0, for the side-damage check (guiforge.verify.side_effects)
         self.clear()
         for relative, content in files.items():
             self.write(relative, content)

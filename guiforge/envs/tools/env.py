@@ -244,4 +244,5 @@ class ToolsEnv(Environment):
         ctx = self._context()
         images = {h: {"width": im.width, "height": im.height, "mode": im.mode} for h, im in ctx.images.items()}
         return FinalState(answer=self.answer, status=self.status, workspace=ctx.workspace,
-                          apps={"tools": {"calls": self.calls, "images": images}})
+                          apps={"tools": {"calls": self.calls, "images": images}},
+                          initial_files=self.workspace.initial if self.workspace is not None else None)

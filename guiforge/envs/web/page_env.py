@@ -348,4 +348,7 @@ class PageEnv(PageActions, Environment):
         apps = self.s.page.evaluate("() => window.guiforge ? guiforge.getState() : null")
         if apps is None:
             raise RuntimeError("the app page is gone; the final state cannot be read")
-        return FinalState(apps=apps, answer=self.answer, status=self.status)
+        # s0 for the side-damage check: the seeded apps, byte-identical to what the page loaded
+        # (preparers.web_apps.canonical); an app the task did not seed starts empty
+        initial = (self.task.setup.get("apps") or {}) if self.task is not None else None
+        return FinalState(apps=apps, answer=self.answer, status=self.status, initial_apps=initial)

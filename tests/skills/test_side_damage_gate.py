@@ -1,0 +1,117 @@
+"""The package gate proves every card's verifier sees side damage, in the real environments
+(Chromium for web and mobile, LibreOffice and bubblewrap for desktop, the tool registry for
+tools): the reference passes, and its final state with one planted side error (a digit
+changed in another record, an extra record, another cell or line edited, an extra file) fails
+``no_side_damage``. A side error made through the UI fails it too.
+
+CI runs two cards (one app-state plant in Chromium, one file plant in the tools' workspace;
+the card tests' package gates plant too); ``pytest --battery`` runs a few cards per domain and
+every card in every domain and variant it supports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from guiforge.envs import EnvManager, default_factories
+from guiforge.gates.package_gate import PackageGate, env_spec, run_reference
+from guiforge.skills.check import sample_worlds
+from guiforge.skills.instantiate import bindings, render, targets
+from guiforge.skills.loader import load_cards
+from guiforge.tasks.candidates import candidate_row
+from guiforge.tasks.materialize import task_spec
+from guiforge.verify.side_effects import CRITERION_ID
+
+SKILLS = Path(__file__).resolve().parents[2] / "skills"
+SEED = 1
+CI_SAMPLE = {("mail.send_draft", "web"), ("tools.column_std_with_code", "tools")}
+SUBSET = {  # (card, domain): a few per domain, each changing state in its own way
+    ("mail.send_draft", "web"), ("bank.move_to_savings", "web"), ("shop.buy_cheapest_in_category", "web"),
+    ("contacts.update_phone", "mobile"), ("notes.append_line", "mobile"),
+    ("tools.save_contact_details", "tools"), ("tools.column_std_with_code", "tools"),
+    ("calc.fix_value", "desktop"), ("terminal.awk_total", "desktop"), ("terminal.fix_script", "desktop"),
+}
+
+
+@pytest.fixture(scope="module")
+def cards():
+    return load_cards(SKILLS)
+
+
+@pytest.fixture(scope="module")
+def worlds():
+    return sample_worlds(10)
+
+
+@pytest.fixture(scope="module")
+def manager():
+    with EnvManager(default_factories(), max_instances=1) as m:  # one Chromium for the module
+        yield m
+
+
+def gate_every(manager, cards, worlds, wanted) -> tuple[list[str], list[str]]:
+    """Gate one bound instance of each wanted (card, domain, variant); (failures, plants)."""
+    failures, plants = [], []
+    gate = PackageGate(manager)
+    for card in sorted(cards.values(), key=lambda c: c.id):
+        for domain, variant in targets(card):
+            if not wanted(card.id, domain):
+                continue
+            world, ctx = next((w, b[0]) for w in worlds if (b := bindings(card, w)))
+            row = candidate_row(render(card, world, ctx, domain, variant, SEED))
+            rubric = json.loads(row["rubric_json"])
+            assert rubric[-1]["id"] == CRITERION_ID and rubric[-1]["required"], card.id
+            verdict = gate.check(task_spec(row, world), json.loads(row["reference_json"]), variant)
+            where = f"{card.id} ({domain}{'/' + variant if variant else ''}, {world.scenario})"
+            if not verdict.passed:
+                failures.append(f"{where}: {verdict.reason}")
+            elif not verdict.details.get("planted"):
+                failures.append(f"{where}: no side error could be planted")
+            else:
+                plants.append(f"{where}: {verdict.details['planted']}")
+    return failures, plants
+
+
+def test_a_planted_side_error_fails_the_rubric_in_app_state_and_in_files(manager, cards, worlds):
+    failures, plants = gate_every(manager, cards, worlds, lambda cid, domain: (cid, domain) in CI_SAMPLE)
+    assert not failures, failures
+    assert len(plants) == len(CI_SAMPLE)
+
+
+@pytest.mark.battery
+def test_a_planted_side_error_fails_the_rubric_on_a_few_cards_per_domain(manager, cards, worlds):
+    failures, plants = gate_every(manager, cards, worlds, lambda cid, domain: (cid, domain) in SUBSET)
+    print("\n".join(plants))
+    assert not failures, failures
+    assert len(plants) == len(SUBSET)
+
+
+@pytest.mark.battery
+def test_a_planted_side_error_fails_the_rubric_on_every_card(manager, cards, worlds):
+    failures, plants = gate_every(manager, cards, worlds, lambda cid, domain: True)
+    print("\n".join(plants))
+    assert not failures, failures
+
+
+def test_a_side_error_made_in_the_ui_fails_the_rubric(manager, cards, worlds):
+    """The reference of mail.send_draft, then one more click that stars an inbox email: the
+    task's own criteria pass, no_side_damage fails."""
+
+    card = cards["mail.send_draft"]
+    world, ctx = next((w, b[0]) for w in worlds if (b := bindings(card, w)))
+    row = candidate_row(render(card, world, ctx, "web", None, SEED))
+    spec = task_spec(row, world)
+    other = max((e for e in world.emails if e.folder == "inbox"), key=lambda e: e.sent_at)  # the top row
+    reference = json.loads(row["reference_json"])
+    careless = [*reference, {"do": "click", "id": "folder-inbox"}, {"do": "click", "id": f"star-{other.email_id}"}]
+    with manager.acquire(env_spec("web", None)) as lease:
+        for steps, damaged in ((reference, False), (careless, True)):
+            obs = lease.reset(spec)
+            _, error = run_reference(lease, obs, steps, "web", None, 30)
+            assert error is None, error
+            result = lease.evaluate()
+            assert result.criteria[CRITERION_ID] == (0 if damaged else 1), result
+            assert all(v for k, v in result.criteria.items() if k != CRITERION_ID), result
+            assert result.success is not damaged
