@@ -32,6 +32,7 @@ def print_realism(out: Console, lake_uri: str, run_id: str | None) -> None:
             t.add_row(r["rule"], str(r["worlds"]), r["example"][:90])
         out.print(t)
     _print_documents(out, worlds.get("documents") or {})
+    print_life(out, worlds)
     tasks = realism_of_tasks(lake)
     if tasks:
         s = tasks["templates"]["summary"]
@@ -68,6 +69,22 @@ def _print_documents(out: Console, docs: dict) -> None:
               f"{docs['charts']} charts, {docs['pictures']} pictures", highlight=False)
     out.print("slide layouts: " + ", ".join(f"{k} {v}" for k, v in docs["layouts_used"].items()),
               highlight=False)
+
+
+def print_life(out: Console, worlds: dict) -> None:
+    """Mail that reads as templates, people who do not fit what they write, pay by occupation."""
+    mail, rel, pay = worlds.get("mail") or {}, worlds.get("relationships") or {}, worlds.get("pay") or {}
+    if mail:
+        out.print(f"mail: {mail['emails']} e-mails in {mail['worlds']} worlds, {mail['templates']} body templates; "
+                  f"the most shared is in {mail['max_world_share']:.1%} of worlds, {mail['templates_over_5pct']} "
+                  f"in more than 5% ({mail['emails_in_shared_templates']:.1%} of e-mails)", highlight=False)
+    if rel:
+        out.print(f"relationships: {rel['violations']} messages or entries from someone who does not fit them"
+                  + (f" (e.g. {rel['examples'][0]})" if rel["examples"] else ""), highlight=False)
+    if pay.get("worlds"):
+        out.print(f"pay: {pay['pairs']} pairs of occupations in one country set apart by the wage table, "
+                  f"{pay['inversions']} paid the other way round" + (f" (e.g. {pay['example']})" if pay["example"] else ""),
+                  highlight=False)
 
 
 def print_image_looks(out: Console, lake) -> None:
