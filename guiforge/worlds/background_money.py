@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 HISTORY_MONTHS = 3
 REFERENCE_NET = 2900  # the net monthly pay (EUR/USD) the price ranges of background.yaml are written for
 SPEND_ELASTICITY = 0.8  # spending grows more slowly than pay
+# housing costs over net pay (OECD Affordable Housing Database, HC1.2: tenants typically spend
+# 20-35% of disposable income on rent; mortgage holders a little less)
+RENT_SHARE = (0.2, 0.33)
+MORTGAGE_SHARE = (0.16, 0.28)
 _BILL_ROLES = {"landlord": "landlord", "energy": "energy supplier", "telecom": "mobile provider",
                "streaming": "streaming service", "gym": "gym reception", "insurance": "insurance adviser",
                "school": "class teacher"}  # fmt: skip
@@ -68,8 +72,8 @@ def add_money(life: Life) -> None:
             for m in range(HISTORY_MONTHS, 0, -1):
                 _tx(life, _months_back(today, m - 1).replace(day=rng.randint(1, 5)), club, -amount,
                     "Subscriptions", "Membership fee")
-    if not life.profile.renting and ok("Housing"):
-        amount = life.money(700, 1600)
+    if not life.profile.renting and ok("Housing") and "Housing" not in used:
+        amount = round(salary * rng.uniform(*MORTGAGE_SHARE), 2)
         for m in range(HISTORY_MONTHS, 0, -1):
             _tx(life, _months_back(today, m - 1).replace(day=1), "Northstar Bank", -amount, "Housing", "Mortgage")
     for bill in life.vocab["bills"]:
@@ -81,7 +85,8 @@ def add_money(life: Life) -> None:
         if who is None:
             continue
         payee = who.organization or who.name
-        amount = life.money(*bill["amount"])
+        # rent is a share of what the household earns; other bills are priced
+        amount = round(salary * rng.uniform(*RENT_SHARE), 2) if bill["category"] == "Rent" else life.money(*bill["amount"])
         for m in range(HISTORY_MONTHS, 0, -1):
             day = _months_back(today, m).replace(day=rng.randint(1, 6)) + timedelta(days=30)
             if day >= today:
