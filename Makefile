@@ -1,6 +1,6 @@
 # The two commands a new user needs (each bootstraps apt packages and the venv first):
 #   make run    run the default offline pipeline into data/lake
-#   make test   lint and run the test suite
+#   make test   lint (ruff, and the layer contract: scripts/lint_imports.py) and run the test suite
 .PHONY: run test bootstrap lint stats
 
 bootstrap:
@@ -14,7 +14,9 @@ stats: bootstrap
 
 lint: bootstrap
 	.venv/bin/ruff check .
+	.venv/bin/python scripts/lint_imports.py
 
 test: bootstrap
 	.venv/bin/ruff check .
+	.venv/bin/python scripts/lint_imports.py
 	.venv/bin/pytest -q

@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     from guiforge.presentation import theme_named
     from guiforge.skills.check import load_selected, sample_worlds
     from guiforge.skills.instantiate import instantiate
-    from guiforge.stages.tasks import candidate_row
+    from guiforge.tasks.candidates import candidate_row
     from guiforge.tasks.materialize import task_spec
 
     cards = load_selected(ROOT / "skills", args.cards)

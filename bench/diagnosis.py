@@ -97,9 +97,9 @@ def main() -> None:
     ap.add_argument("--lake", default=None, help="lake directory (default: a temporary one)")
     args = ap.parse_args()
 
-    from guiforge.config import build_pipeline
     from guiforge.curation.consistency import check_consistency
     from guiforge.lake import Lake
+    from guiforge.orchestration.compile import build_pipeline
     from guiforge.orchestration.runner import run_pipeline
     from guiforge.teacher.weaknesses import Weaknesses
 

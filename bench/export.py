@@ -35,7 +35,7 @@ def log(message: str) -> None:
 
 
 def small_lake(root: Path) -> Lake:
-    from guiforge.config import build_pipeline
+    from guiforge.orchestration.compile import build_pipeline
     from guiforge.orchestration.runner import run_pipeline
 
     cfg = {"name": "bench-export", "seed": 4, "workers": 2,

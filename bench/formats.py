@@ -10,7 +10,7 @@
    as captured): what a Qwen3-VL or a Claude on a large screen meets.
 2. End to end through the official SDKs: per family and screen, ``--steps`` turns sent by
    guiforge's client (the profile's image sizing, tools and request options) to the local
-   server playing the family (guiforge.testing.family_models: its own format, its point
+   server playing the family (guiforge.harness.formats.family_models: its own format, its point
    where the provider shows the model the image), each asked for a random canonical action
    of the domain; the share of steps with a parsed action, and with the action meant.
 
@@ -32,11 +32,11 @@ from PIL import Image
 from guiforge.envs.actions import ACTION_SETS, GRID, Action, to_pixels
 from guiforge.harness.episode import system_prompt
 from guiforge.harness.formats import ParseError, coord_system, get_format
+from guiforge.harness.formats.corpus import SCREENS, Family, load_corpus, run_corpus, summary
+from guiforge.harness.formats.family_models import WIRE, FamilyModel
 from guiforge.harness.policies import ModelPolicy, TurnInput
 from guiforge.models import ImagePart, Message, ModelConfig, make_client
 from guiforge.models.loop import run
-from guiforge.testing.family_models import WIRE, FamilyModel
-from guiforge.testing.format_corpus import SCREENS, Family, load_corpus, run_corpus, summary
 from guiforge.testing.model_server import ModelServer
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "formats_corpus"

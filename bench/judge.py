@@ -66,7 +66,7 @@ def find_lake(path: str | None, run_id: str | None) -> tuple[str, str, str]:
         return candidate, run, "given lake" if path else "data/lake (the default run's lake)"
     if path:
         raise SystemExit(f"bench/judge.py: {path} holds no trajectories; run `guiforge run --lake {path}` first")
-    from guiforge.config import build_pipeline
+    from guiforge.orchestration.compile import build_pipeline
     from guiforge.orchestration.runner import run_pipeline
 
     made = str(Path(tempfile.gettempdir()) / "guiforge-bench-judge-lake")
@@ -79,8 +79,8 @@ def find_lake(path: str | None, run_id: str | None) -> tuple[str, str, str]:
 def context_for(lake_uri: str, run_id: str, judge_model: dict | None):
     """A RunContext whose pipeline has the lake's producer stages (their manifests locate the
     input shards) and a judge stage; nothing here writes to the lake."""
-    from guiforge.config import build_pipeline
     from guiforge.lake import Lake
+    from guiforge.orchestration.compile import build_pipeline
     from guiforge.orchestration.context import RunContext
 
     cfg = small_lake_config()

@@ -93,7 +93,7 @@ def web_tasks(card_id: str, n: int, seed: int) -> list[tuple[Any, list[dict]]]:
     from guiforge.skills.check import sample_worlds
     from guiforge.skills.instantiate import instantiate
     from guiforge.skills.loader import load_card
-    from guiforge.stages.tasks import candidate_row
+    from guiforge.tasks.candidates import candidate_row
     from guiforge.tasks.materialize import task_spec
 
     app, name = card_id.split(".", 1)

@@ -1,18 +1,30 @@
 """DuckDB over the lake: a catalog file with one view per table (openable by the plain
-DuckDB CLI, no guiforge needed) and the row counts ``guiforge stats`` prints."""
+DuckDB CLI, no guiforge needed) and the row counts ``guiforge stats`` prints.
+
+The catalog's views name paths relative to the lake (``tasks/*/*.parquet``), never where the
+lake was when the catalog was written, so a copied or moved lake reads its own files. DuckDB
+resolves them from the variable ``lake`` when set (``SET VARIABLE lake = 's3://bucket/lake'``;
+object-store lakes need it), else from ``file_search_path`` or the working directory:
+``cd <lake> && duckdb catalog.duckdb``. :func:`connect_catalog` does this from Python. An
+object-store lake's catalog is written to the store beside its tables; DuckDB's httpfs
+reads its ``s3://`` views (guiforge itself reads them through the lake's fsspec filesystem).
+"""
 
 from __future__ import annotations
 
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 
 from guiforge.lake.store import Lake
-from guiforge.schemas import TABLES
+from guiforge.lake.tables import all_tables
+from guiforge.views import create_views
 
 CATALOG_NAME = "catalog.duckdb"
+LAKE_VARIABLE = "lake"
 
 
 def connect(lake: Lake) -> duckdb.DuckDBPyConnection:
@@ -34,13 +46,27 @@ def table_source(lake: Lake, table: str) -> str | None:
     return f"read_parquet({_quote(lake.table_glob(table))}, union_by_name=true)"
 
 
-def create_table_views(con: duckdb.DuckDBPyConnection, lake: Lake) -> None:
-    """One view per table (an empty table of the right columns where nothing is committed,
-    so queries still bind), then the ready-made views of guiforge/views.py over them."""
-    from guiforge.views import create_views
+def relative_source(table: str) -> str:
+    """A read_parquet() over the table's committed shards, relative to the lake root (the
+    variable ``lake`` when set, else the working directory or file_search_path)."""
+    # Only names ending in .parquet match: files being written are invisible.
+    return (f"read_parquet(coalesce(getvariable('{LAKE_VARIABLE}') || '/', '') || '{table}/*/*.parquet', "
+            "union_by_name=true)")
 
-    for name, spec in TABLES.items():
-        source = table_source(lake, name)
+
+def set_lake(con: duckdb.DuckDBPyConnection, lake: Lake) -> None:
+    """Point the catalog's relative views at ``lake``."""
+    con.execute(f"SET VARIABLE {LAKE_VARIABLE} = {_quote(lake.url(lake.root))}")
+
+
+def create_table_views(con: duckdb.DuckDBPyConnection, lake: Lake, relative: bool = False) -> None:
+    """One view per table (an empty table of the right columns where nothing is committed,
+    so queries still bind), then the ready-made views of guiforge/views.py over them.
+    ``relative``: views name paths relative to the lake (for a catalog file)."""
+    if relative:
+        set_lake(con, lake)  # binds the views now; a session variable, not stored in the file
+    for name, spec in all_tables().items():
+        source = relative_source(name) if relative and lake.shard_files(name) else table_source(lake, name)
         if source:
             con.execute(f"CREATE VIEW {name} AS SELECT * FROM {source}")
         else:
@@ -56,27 +82,66 @@ def open_catalog(lake: Lake) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def write_catalog(lake: Lake, path: str | Path | None = None) -> Path | None:
-    """Write ``<lake>/catalog.duckdb`` (local lakes) or ``path``: one view per table.
-    Written under a temporary name and renamed, so a reader never sees half a catalog."""
-    if path is None:
-        if not lake.is_local:
-            return None
-        path = Path(lake.root) / CATALOG_NAME
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + f".tmp-{os.getpid()}")
-    tmp.unlink(missing_ok=True)
-    con = duckdb.connect()
-    try:
-        # An older storage version, so any DuckDB CLI since 1.0 can open the catalog.
-        con.execute(f"ATTACH {_quote(str(tmp))} AS catalog (STORAGE_VERSION 'v1.0.0')")
-        con.execute("USE catalog")
-        create_table_views(con, lake)
-    finally:
-        con.close()
-    os.replace(tmp, path)
-    return path
+def catalog_location(lake: Lake) -> str:
+    return lake.url(lake.path(CATALOG_NAME))
+
+
+def write_catalog(lake: Lake, path: str | Path | None = None) -> str:
+    """Write the catalog, one view per table with paths relative to the lake, to
+    ``<lake>/catalog.duckdb`` (on the lake's own filesystem, object stores included) or to
+    ``path``. Written under a temporary name and renamed (uploaded whole to an object
+    store), so a reader never sees half a catalog. Returns where it is."""
+    with tempfile.TemporaryDirectory(prefix="guiforge-catalog-") as tmpdir:
+        local = path is not None or lake.is_local
+        final = Path(path) if path is not None else (Path(lake.root) / CATALOG_NAME if lake.is_local else None)
+        tmp = (final.with_name(final.name + f".tmp-{os.getpid()}") if final is not None
+               else Path(tmpdir) / CATALOG_NAME)
+        if final is not None:
+            final.parent.mkdir(parents=True, exist_ok=True)
+        tmp.unlink(missing_ok=True)
+        con = connect(lake)
+        try:
+            # An older storage version, so any DuckDB CLI since 1.1 (getvariable) can open the catalog.
+            con.execute(f"ATTACH {_quote(str(tmp))} AS catalog (STORAGE_VERSION 'v1.0.0')")
+            con.execute("USE catalog")
+            create_table_views(con, lake, relative=True)
+        finally:
+            con.close()
+        if local:
+            os.replace(tmp, final)
+            return str(final)
+        lake.fs.put_file(str(tmp), lake.path(CATALOG_NAME))
+        return catalog_location(lake)
+
+
+def connect_catalog(lake: Lake, read_only: bool = True) -> duckdb.DuckDBPyConnection:
+    """The lake's catalog file opened with its views pointed at ``lake`` (wherever the lake
+    was when it was written): a local lake's file in place, an object store's fetched."""
+    if lake.is_local:
+        con = duckdb.connect(str(Path(lake.root) / CATALOG_NAME), read_only=read_only)
+    else:
+        with tempfile.TemporaryDirectory(prefix="guiforge-catalog-") as tmpdir:
+            local = Path(tmpdir) / CATALOG_NAME
+            lake.fs.get_file(lake.path(CATALOG_NAME), str(local))
+            con = duckdb.connect()
+            con.register_filesystem(lake.fs)
+            set_lake(con, lake)  # the views bind as they are copied
+            # Read into memory: the fetched file goes with the temporary folder.
+            con.execute(f"ATTACH {_quote(str(local))} AS file_catalog (READ_ONLY)")
+            con.execute("ATTACH ':memory:' AS catalog")
+            con.execute("COPY FROM DATABASE file_catalog TO catalog")
+            con.execute("DETACH file_catalog")
+            con.execute("USE catalog")
+    set_lake(con, lake)
+    return con
+
+
+def catalog_hint(lake: Lake, where: str) -> str:
+    """How to open the catalog in the plain DuckDB CLI."""
+    if lake.is_local:
+        return f"cd {lake.root} && duckdb -readonly {CATALOG_NAME} -c 'SELECT count(*) FROM worlds'"
+    return (f"duckdb -c \"LOAD httpfs; ATTACH '{where}' AS c (READ_ONLY); USE c; "
+            f"SET VARIABLE lake = '{lake.url(lake.root)}'; SELECT count(*) FROM worlds\" (with an S3 secret)")
 
 
 @dataclass
@@ -91,7 +156,7 @@ def counts(lake: Lake) -> list[TableCount]:
     con = connect(lake)
     out = []
     try:
-        for name in TABLES:
+        for name in all_tables():
             source = table_source(lake, name)
             if not source:
                 continue

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Annotated
 
+import click
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -46,11 +47,7 @@ class ProgressReporter(Reporter):
     def stage_finished(self, summary: StageSummary) -> None:
         if summary.stage in self.tasks:
             self.progress.stop_task(self.tasks[summary.stage])  # its clock stops with it
-        rows = ", ".join(f"{t} {n}" for t, n in summary.rows.items()) or "nothing new"
-        self.progress.console.print(
-            f"[green]✓[/] {summary.stage}: {summary.ran} shard(s) run, {summary.skipped} already committed"
-            f" — {rows} ({summary.seconds:.1f}s)"
-        )
+        self.progress.console.print(f"[green]✓[/] {summary.line()}")
 
 
 @app.command()
@@ -65,7 +62,8 @@ def run(
     """Run a pipeline (default: the shipped offline pipeline) into the lake.
 
     Rerunning the same config continues the same run: committed shards are skipped."""
-    from guiforge.config import load_pipeline
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
+    from guiforge.orchestration.compile import load_pipeline
     from guiforge.orchestration.runner import run_pipeline
 
     if executor not in ("prefect", "local"):
@@ -87,6 +85,7 @@ def run(
 
 def _print_outputs(pipeline) -> None:
     """Where the run's datasets and report are: what a user opens next."""
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.lake.store import Lake
     from guiforge.report.artifacts import report_location
 
@@ -105,9 +104,10 @@ def _print_outputs(pipeline) -> None:
 def validate(config: Annotated[Path, typer.Argument(help="pipeline YAML to check")], lake: LakeOpt = None) -> None:
     """Check a pipeline file without running it: keys, types, counts, stage inputs, the
     cards, scenarios and names it uses, and that its lake can be written."""
-    from guiforge.config import load_pipeline
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.harness.formats import get_format
     from guiforge.models.profiles import profile_warnings
+    from guiforge.orchestration.compile import load_pipeline
     from guiforge.preflight import preflight
 
     pipeline = load_pipeline(config, lake=lake)
@@ -128,10 +128,12 @@ def stats(
                                                             "viewports, the teacher's thoughts and recoveries")] = False,
 ) -> None:
     """Rows per table and run in the lake (through DuckDB), and why rows were excluded."""
-    from guiforge.config import load_pipeline
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
+    from guiforge.orchestration.compile import load_pipeline
 
     uri = lake or load_pipeline(None).config.lake
     if realism:
+        # heavy: the realism figures' stack (faker, jinja2), only with --realism
         from guiforge.cli_realism import print_realism
 
         print_realism(out, uri, run_id)
@@ -147,8 +149,10 @@ def _options(
 
 
 from guiforge.cli_lake import lake_app  # noqa: E402 - the command groups follow the app
+from guiforge.cli_plugins import plugins  # noqa: E402
 
 app.add_typer(lake_app, name="lake")
+app.command("plugins")(plugins)
 
 @app.command()
 def report(
@@ -157,11 +161,39 @@ def report(
     out_path: Annotated[str, typer.Option("--out", help="HTML file to write (a path or fsspec URI)")] = "report.html",
 ) -> None:
     """One static HTML page of plots and sample trajectories over the lake (opens offline)."""
-    from guiforge.config import load_pipeline
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
+    from guiforge.orchestration.compile import load_pipeline
     from guiforge.report import write_report
 
     written = write_report(lake or load_pipeline(None).config.lake, out_path, run_id)
     out.print(f"report: {written}", highlight=False, soft_wrap=True)
+
+
+@app.command()
+def view(
+    lake: LakeOpt = None,
+    port: Annotated[int, typer.Option("--port", help="port to serve on")] = 8765,
+    host: Annotated[str, typer.Option("--host", help="address to bind (loopback unless you mean to share it)")]
+    = "127.0.0.1",
+) -> None:
+    """A local web app over the lake (read-only): runs and provenance, funnel and stage
+    timeline, time and cost, filterable tables, the trajectory player, two runs side by side."""
+    from guiforge.config import load_pipeline
+    from guiforge.lake.store import Lake
+    from guiforge.view import make_server
+
+    store = Lake(lake or load_pipeline(None).config.lake)
+    try:
+        server, viewer = make_server(store, host, port)
+    except OSError as exc:
+        raise GuiforgeError(f"--port {port}: cannot listen on {host}:{port} ({exc.strerror}); pick another port") from None
+    out.print(f"guiforge view of {store.uri}: http://{host}:{server.server_address[1]}/  (Ctrl-C stops it)",
+              highlight=False, soft_wrap=True)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+        viewer.close()
 
 
 skills_app = typer.Typer(help="List and check skill cards (skills/<app>/<skill>.yaml).", no_args_is_help=True)
@@ -171,6 +203,7 @@ app.add_typer(skills_app, name="skills")
 @skills_app.command("list")
 def skills_list() -> None:
     """Every card: domains, apps, difficulty."""
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.paths import SKILLS_DIR
     from guiforge.skills.loader import load_cards
 
@@ -192,6 +225,7 @@ def skills_check(
     package: Annotated[bool, typer.Option(help="run the package gate in the real environment")] = True,
 ) -> None:
     """Bind cards on sample worlds and run every instance through the gates."""
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.paths import SKILLS_DIR
     from guiforge.skills.check import check_cards, load_selected, sample_worlds
 
@@ -220,8 +254,9 @@ def tasks_export(
     run_id: Annotated[str | None, typer.Option("--run-id", help="only this run")] = None,
 ) -> None:
     """Write every task of the lake as a JSON file."""
-    from guiforge.config import load_pipeline
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.lake.store import Lake
+    from guiforge.orchestration.compile import load_pipeline
     from guiforge.tasks.io import export_tasks
 
     if fmt not in ("guiforge", "osworld"):
@@ -237,10 +272,15 @@ def tasks_import(
     run_id: Annotated[str, typer.Option("--run-id", help="the run to file them under")] = "imported",
 ) -> None:
     """Read JSON task files into the lake's tasks table."""
-    from guiforge.config import load_pipeline
-    from guiforge.lake.store import Lake
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
+    from guiforge.lake.store import Lake, checked_run_id
+    from guiforge.orchestration.compile import load_pipeline
     from guiforge.tasks.io import import_tasks
 
+    try:
+        checked_run_id(run_id)
+    except GuiforgeError as exc:
+        raise GuiforgeError(f"--run-id: {exc}") from None
     n = import_tasks(Lake(lake or load_pipeline(None).config.lake), files, run_id)
     out.print(f"imported {n} task(s) into run {run_id}")
 
@@ -260,9 +300,10 @@ def export_cmd(
     = "guiforge",
 ) -> None:
     """Write the run's training datasets: SFT rows, the RL prompt set, a dataset card."""
-    from guiforge.config import load_pipeline
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.export import commit_export, export_run
     from guiforge.lake.store import Lake
+    from guiforge.orchestration.compile import load_pipeline
 
     store = Lake(lake or load_pipeline(None).config.lake)
     result = export_run(store, out_dir, run_id=run_id, fmt=fmt, coords=coords, context=context,
@@ -278,8 +319,17 @@ def export_cmd(
 
 
 def _print_stats(lake_uri: str, run_id: str | None) -> None:
-    from guiforge.catalog import counts, exclusion_reasons, rollout_summary, write_catalog
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
+    from guiforge.catalog import (
+        catalog_hint,
+        counts,
+        exclusion_reasons,
+        rollout_summary,
+        write_catalog,
+    )
+    from guiforge.cli_failures import print_failures
     from guiforge.lake.store import Lake
+    from guiforge.report.stats import print_time_and_cost
 
     lake = Lake(lake_uri)
     rows = [c for c in counts(lake) if run_id is None or c.run_id == run_id]
@@ -308,15 +358,17 @@ def _print_stats(lake_uri: str, run_id: str | None) -> None:
         for row in summary:
             ro.add_row(*(str(v) for v in row))
         out.print(ro)
+    print_failures(out, lake, run_id)
     _print_curation(lake, run_id)
     _print_rounds(lake, run_id)
+    print_time_and_cost(out, lake_uri, run_id)
     catalog = write_catalog(lake)
-    if catalog:
-        out.print(f"DuckDB catalog: {catalog}  (duckdb {catalog} -c 'SELECT count(*) FROM worlds')")
+    out.print(f"DuckDB catalog: {catalog}  ({catalog_hint(lake, catalog)})", highlight=False, soft_wrap=True)
 
 
 def _print_curation(lake, run_id: str | None) -> None:
     """The funnel (trajectories -> accepted -> RL pool, by domain) and the judge audit."""
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.catalog import open_catalog
 
     con = open_catalog(lake)
@@ -348,6 +400,7 @@ def _print_curation(lake, run_id: str | None) -> None:
 
 
 def _print_rounds(lake, run_id: str | None) -> None:
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.curation.round_stats import round_summary
 
     rows = round_summary(lake, run_id)
@@ -364,7 +417,8 @@ def main() -> None:
     debug = "--debug" in sys.argv or os.environ.get("GUIFORGE_DEBUG") == "1"
     if "--debug" in sys.argv:
         sys.argv.remove("--debug")
-    from guiforge.orchestration.shutdown import Interrupted
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
+    from guiforge.shutdown import Interrupted
 
     try:
         code = app(standalone_mode=False)
@@ -386,8 +440,6 @@ def main() -> None:
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except Exception as exc:  # click usage errors and unexpected faults: one line, not a traceback
-        import click
-
         if isinstance(exc, click.ClickException):
             exc.show()
             sys.exit(exc.exit_code)

@@ -16,18 +16,23 @@ LakeOpt = Annotated[str | None, typer.Option("--lake", help="lake root: a path o
 
 
 def _lake(uri: str | None):
-    from guiforge.config import load_pipeline
+    # heavy: jinja2, numpy, imported when this runs
     from guiforge.lake.store import Lake
+    from guiforge.orchestration.compile import load_pipeline
 
     return Lake(uri or load_pipeline(None).config.lake)
 
 
 @lake_app.command("check")
 def check(lake: LakeOpt = None,
-          limit: Annotated[int, typer.Option(help="problems to list at most")] = 20) -> None:
-    """Every manifest entry's file exists with its recorded size and sha256, every image a
-    row refers to is stored, no file is outside the manifests. Exit 1 on any problem."""
-    from guiforge.lake.check import check_lake
+          limit: Annotated[int, typer.Option(help="problems to list at most")] = 20,
+          repair: Annotated[bool, typer.Option("--repair", help="drop damaged shards (a rerun computes them "
+                                                                 "again) and unreadable manifests")] = False) -> None:
+    """Every manifest entry reads, its files exist with their recorded size, sha256 and row
+    count, no file is named twice, every image a row refers to is stored, no file is outside
+    the manifests. Exit 1 on any problem (0 after --repair fixed them all)."""
+    # heavy: numpy, imported when this runs
+    from guiforge.lake.check import check_lake, repair_lake
 
     the_lake = _lake(lake)
     report = check_lake(the_lake)
@@ -36,7 +41,21 @@ def check(lake: LakeOpt = None,
         out.print(f"  {problem}", highlight=False, soft_wrap=True)
     if len(report.problems) > limit:
         out.print(f"  ... and {len(report.problems) - limit} more", highlight=False)
-    if not report.ok:
+    if report.ok:
+        return
+    if not repair:
+        for line in report.advice(the_lake):
+            out.print(line, highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
+    done = repair_lake(the_lake, report)
+    out.print(f"repaired: dropped {len(done.dropped)} manifest entr(ies) with their files, pointed "
+              f"{len(done.redirected)} back at their own file; rerun `guiforge run` to compute the dropped shards",
+              highlight=False, soft_wrap=True)
+    after = check_lake(the_lake)
+    out.print(after.verdict(the_lake), highlight=False, soft_wrap=True)
+    if not after.ok:
+        for line in after.advice(the_lake):
+            out.print(line, highlight=False, soft_wrap=True)
         raise typer.Exit(1)
 
 
@@ -45,9 +64,12 @@ def gc(lake: LakeOpt = None,
        dry_run: Annotated[bool, typer.Option("--dry-run", help="list what would go, delete nothing")] = False) -> None:
     """Mark and sweep: delete files no manifest lists (half-written or left by a killed run)
     unless a committed row refers to their content; runs being written are left alone."""
+    # heavy: numpy, imported when this runs
+    from guiforge.lake.check import require_lake
     from guiforge.lake.gc import collect
 
     the_lake = _lake(lake)
+    require_lake(the_lake)
     try:
         result = collect(the_lake, dry_run=dry_run)
     except PermissionError as exc:

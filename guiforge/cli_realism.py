@@ -7,11 +7,16 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from guiforge.skills.realism import realism_of_tasks
+from guiforge.skills.realism_images import image_looks_of_tasks
+from guiforge.teacher.realism import teacher_realism
+
 
 def print_realism(out: Console, lake_uri: str, run_id: str | None) -> None:
+    # heavy: numpy, imported when this runs
     from guiforge.lake.store import Lake
-    from guiforge.skills.realism import realism_of_tasks
-    from guiforge.teacher.realism import teacher_realism
+
+    # heavy: faker, jinja2, imported when this runs
     from guiforge.worlds.realism import realism_rows
 
     lake = Lake(lake_uri)
@@ -107,8 +112,6 @@ def print_life(out: Console, worlds: dict) -> None:
 
 def print_image_looks(out: Console, lake) -> None:
     """Document images by look (clean render, scan, phone photo), per skill."""
-    from guiforge.skills.realism_images import image_looks_of_tasks
-
     looks = image_looks_of_tasks(lake)
     if not looks.get("images"):
         return

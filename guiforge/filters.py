@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from guiforge.stages.base import exclusion_row
+from guiforge.lake.exclusions import exclusion_row
 
 
 @dataclass(frozen=True)

@@ -8,15 +8,15 @@ import os
 import uuid
 from pathlib import Path
 
-from guiforge.config import Pipeline
 from guiforge.errors import ConfigError, GuiforgeError
+from guiforge.lake.store import Lake
+from guiforge.orchestration.pipeline import Pipeline
+from guiforge.yamlfile import line_of
 
 
 def check_lake_writable(uri: str) -> None:
     """Raise a one-line error if the lake at ``uri`` cannot be written (nothing is created
     on a local disk; elsewhere a probe file is written and deleted)."""
-    from guiforge.lake.store import Lake
-
     lake = Lake(uri)
     if lake.is_local:
         path = Path(lake.root)
@@ -40,13 +40,26 @@ def check_lake_writable(uri: str) -> None:
                             "AWS_ENDPOINT_URL)") from None
 
 
+def _in_pipeline_file(pipeline: Pipeline, exc: GuiforgeError) -> GuiforgeError:
+    """A stage's complaint about its own config (``stages.<name>.<field>: ...``) as a line
+    that names the pipeline file and the field's line too."""
+    text = str(exc)
+    field, sep, rest = text.partition(": ")
+    if not sep or not field.startswith("stages.") or " " in field:
+        return exc
+    loc = tuple(field.split("."))
+    return ConfigError(pipeline.source, field, rest, line_of(getattr(pipeline, "lines", {}), loc))
+
+
 def preflight(pipeline: Pipeline, lake: bool = True) -> None:
     """Everything that can be checked before running; raises the first problem."""
     for stage in pipeline.stages:
         try:
             stage.preflight()
-        except (ConfigError, GuiforgeError):
+        except ConfigError:
             raise
+        except GuiforgeError as exc:
+            raise _in_pipeline_file(pipeline, exc) from None
         except UnicodeDecodeError as exc:
             raise GuiforgeError(f"stage {stage.name}: a file it reads is not UTF-8 text ({exc.reason}); "
                                 "remove or fix binary files in its folder") from None

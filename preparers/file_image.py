@@ -22,6 +22,8 @@ import tempfile
 import zlib
 from pathlib import Path
 
+from PIL import Image
+
 from guiforge.preparers.file_common import FileFormatError
 from guiforge.preparers.file_pdf import document_pdf
 from guiforge.preparers.file_read import FileReadError
@@ -125,8 +127,6 @@ def strip_volatile_chunks(data: bytes) -> bytes:
 def png_text(data: bytes) -> str:
     """The text tesseract reads in a PNG: the same engine, language and page layout (psm 3)
     as the tools env's ``ocr_image``, so what passes here is what an agent can read."""
-    from PIL import Image
-
     png_chunks(data)  # a damaged chunk fails here; Pillow alone would skip some CRCs
     try:
         with Image.open(io.BytesIO(data)) as img:

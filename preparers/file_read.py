@@ -105,6 +105,7 @@ _UNCACHED = re.compile(rb"</f>(?:<v\s*/>|<v></v>|</c>)")
 
 
 def _xlsx(data: bytes) -> str:
+    # heavy: PIL, lxml, numpy, openpyxl, imported when this runs
     from openpyxl import load_workbook
 
     _check_zip(data)
@@ -133,6 +134,7 @@ def _xlsx(data: bytes) -> str:
 
 
 def _pptx(data: bytes) -> str:
+    # heavy: PIL, lxml, pptx, imported when this runs
     from pptx import Presentation
 
     _check_zip(data)
@@ -172,6 +174,7 @@ def _shape_text(shape) -> list[str]:
 
 
 def _docx(data: bytes) -> str:
+    # heavy: docx, lxml, imported when this runs
     from docx import Document
     from docx.table import Table
 

@@ -11,12 +11,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterable
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from guiforge.envs.apps import APP_NAMES, app_info
+from guiforge.worlds.apps import APP_NAMES, app_info
 from guiforge.worlds.model import Document, World
+from guiforge.worlds.places import (
+    airport,
+    airport_for,
+    country_code,
+    flight_minutes,
+    home_of,
+    km,
+    vat_rate,
+)
+from guiforge.worlds.seeds import locale_info
 
 DAY_START = "09:00:00"  # the world's "now" on its base date
 
@@ -279,15 +290,11 @@ EXTRA_PRODUCTS: list[tuple[str, str, str, str, float, str]] = [
 
 
 def _money_scale(world: World) -> float:
-    from guiforge.worlds.seeds import locale_info
-
     return locale_info(world.me.locale).money_scale
 
 
 def _sales_tax(world: World) -> float:
     """The home country's VAT (or the US state's sales tax), data/countries.yaml."""
-    from guiforge.worlds.places import country_code, vat_rate
-
     rate = vat_rate(world.me.country_code or country_code(world.me.country), world.me.region)
     return 0.08 if rate is None else rate
 
@@ -374,16 +381,12 @@ def _flights(world: World, origin: dict[str, str], dest: dict[str, str], day: da
 
 def _block_minutes(a: str, b: str) -> int | None:
     """A nonstop's block time from the great-circle distance, where both airports are real."""
-    from guiforge.worlds.places import airport, flight_minutes, km
-
     x, y = airport(a), airport(b)
     return flight_minutes(km(x.lat, x.lon, y.lat, y.lon)) if x and y else None
 
 
 def _real_airport(world: World, iata: str | None = None) -> dict[str, str] | None:
     """The persona's home airport (or the one named) from airportsdata."""
-    from guiforge.worlds.places import airport, airport_for, home_of
-
     if iata:
         ap = airport(iata)
     else:
@@ -396,8 +399,6 @@ def _real_airport(world: World, iata: str | None = None) -> dict[str, str] | Non
 
 def _trip_airport(world: World, home: str) -> dict[str, str] | None:
     """The airport a flight in the calendar goes to: 'Flight to Munich (MUC)'."""
-    import re
-
     for e in sorted(world.events, key=lambda e: (e.start, e.event_id)):
         if e.title.lower().startswith("flight"):
             for code in re.findall(r"\(([A-Z]{3})\)", f"{e.title} {e.location}"):

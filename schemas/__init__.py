@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 # 2: manifest entries record paths relative to the lake root, with each file's size and sha256.
-SCHEMA_VERSION = "2"
+# 3: trajectories.failure_kind (env_failure | model_failure | verifier_failure | parse_failure):
+#    a fault has success and score null; judgments.failure_kind: the judge's own model failure.
+SCHEMA_VERSION = "3"
 
 # Canonical action on the 0-999 grid (MintAct's 999x999) plus the screenshot's pixel size.
 ACTION_TYPE = pa.struct(
@@ -203,7 +205,7 @@ TABLES: dict[str, TableSpec] = {
                 _f("sample_index", pa.int32(), False),
                 _f("success", pa.bool_()),
                 _f("score", pa.float64()),
-                _f("env_failure", pa.bool_()),
+                _f("env_failure", pa.bool_()),  # kept for readers of version 2: failure_kind = env_failure
                 _f("n_steps", pa.int32()),
                 _f("criteria_json", pa.string()),
                 _f("teacher_model", pa.string()),
@@ -216,8 +218,11 @@ TABLES: dict[str, TableSpec] = {
                 _f("error", pa.string()),
                 # the scripted teacher's mistakes and corrections: [{turn, event, kind}]
                 _f("teacher_events_json", pa.string()),
+                # why the trajectory has no valid outcome (guiforge.failures); null: it has one
+                _f("failure_kind", pa.string()),
             ],
-            ("trajectory_id", "task_id", "sample_index", "success", "score", "env_failure", "n_steps"),
+            ("trajectory_id", "task_id", "sample_index", "success", "score", "env_failure", "n_steps",
+             "failure_kind"),
         ),
         _spec(
             "steps",
@@ -297,6 +302,7 @@ TABLES: dict[str, TableSpec] = {
                 _f("evidence_images", _str_list),  # their screenshots' sha256
                 _f("flags", _str_list),  # loop, step_budget, feedback_error, no_final_state, ...
                 _f("parse_failure", pa.bool_()),
+                _f("failure_kind", pa.string()),  # the judge's own: model_failure | parse_failure
                 _f("accepted", pa.bool_()),  # for SFT, under accept_policy
                 _f("accept_policy", pa.string()),  # verifier | judge | both
                 _f("accept_reason", pa.string()),
@@ -404,6 +410,7 @@ def table_spec(name: str) -> TableSpec:
 
 def hf_features(name: str):
     """Hugging Face ``datasets.Features`` for a table, derived from its Arrow schema."""
+    # heavy: datasets, numpy, pandas, imported when this runs
     from datasets import Features
 
     return Features.from_arrow_schema(table_spec(name).schema)

@@ -6,10 +6,25 @@ import os
 
 import pytest
 
+from guiforge.testing.load import oversubscribed
+
 
 def pytest_addoption(parser):
     parser.addoption("--battery", action="store_true", default=False,
                      help="also run the long batteries (every card through the package gate, ...)")
+
+
+def pytest_configure(config):
+    """Faker's locale providers are imported here, once, on the main thread. Faker is a
+    pytest plugin, so pytest's assertion rewriter parses each of its modules with
+    ``ast.parse``; CPython 3.11's AST validator keeps its recursion depth in shared state,
+    and two worker threads importing providers at once fail with "AST constructor recursion
+    depth mismatch" (a test-only fault: outside pytest, imports do not go through ast)."""
+    from guiforge.worlds.runtime import shared_faker
+    from guiforge.worlds.seeds import load_persona_seeds
+
+    for locale in load_persona_seeds().locales:
+        shared_faker(locale)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -39,3 +54,11 @@ def s3_uri():
     yield "s3://lake-bucket/lake", {"key": "test", "secret": "test",
                                     "client_kwargs": {"endpoint_url": endpoint, "region_name": "us-east-1"}}
     server.stop()
+
+
+@pytest.fixture
+def oversubscribed_cores():
+    """Every core oversubscribed by busy processes while the test runs (three per core, at
+    least six: guiforge.testing.load); yields their pids."""
+    with oversubscribed() as pids:
+        yield pids

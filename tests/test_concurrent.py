@@ -11,9 +11,9 @@ import time
 
 import pytest
 
-from guiforge.config import build_pipeline
 from guiforge.lake import Lake
 from guiforge.lake.check import check_lake
+from guiforge.orchestration.compile import build_pipeline
 from guiforge.paths import PROJECT_ROOT
 
 pytestmark = pytest.mark.slow

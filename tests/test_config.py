@@ -9,8 +9,8 @@ import textwrap
 
 import pytest
 
-from guiforge.config import build_pipeline, load_pipeline
 from guiforge.errors import ConfigError
+from guiforge.orchestration.compile import build_pipeline, load_pipeline
 from guiforge.paths import DEFAULT_PIPELINE, PROJECT_ROOT
 
 
@@ -28,7 +28,7 @@ BAD = {
     "no producer": ("name: x\nstages:\n  worlds: {}\n", ":3: stages.worlds: ", "no stage in this pipeline produces it"),
     "unknown stage": ("name: x\nstages:\n  teleport: {}\n", ":3: stages.teleport: ", "unknown stage kind"),
     "unknown role": ("name: x\nmodels:\n  oracle: {provider: offline}\nstages:\n  personas: {}\n", ":3: models.oracle: ", "unknown role"),
-    "bad provider": ("name: x\nmodels:\n  world_builder: {provider: gemini}\nstages:\n  personas: {}\n", ":3: models.world_builder.provider: ", "'auto', 'offline', 'openai' or 'anthropic'"),
+    "bad provider": ("name: x\nmodels:\n  world_builder: {provider: gemini}\nstages:\n  personas: {}\n", ":3: models.world_builder.provider: ", "unknown model provider 'gemini'; use auto, offline or an installed provider: anthropic, openai"),
     "no stages": ("name: x\nstages: {}\n", ":2: stages: ", "at least 1 item"),
     "missing name": ("stages:\n  personas: {}\n", ":1: name: ", "required key is missing"),
     "duplicate key": ("name: x\nstages:\n  personas: {}\n  personas: {}\n", ":4: stages.personas: ", "duplicate key"),

@@ -4,11 +4,15 @@ the stage and what to do."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 import yaml
 
@@ -100,17 +104,23 @@ def test_s3_without_credentials_is_one_line(tmp_path):
 
 @pytest.mark.slow
 def test_an_error_inside_a_stage_on_prefect_is_one_line(tmp_path):
-    """The worlds stage finds its input shard gone: one line naming the stage and what to do."""
+    """The worlds stage reads an input shard that matches its manifest (size, sha256, rows)
+    but holds the wrong table: one line naming the stage, after the shard's retries."""
     lake = tmp_path / "lake"
     first = write(tmp_path, stages=None)
     config = yaml.safe_load(first.read_text())
     config["stages"] = {"personas": {"count": 4, "shard_size": 4}}
     first.write_text(yaml.safe_dump(config))
-    env = {"PREFECT_HOME": str(tmp_path / "prefect")}
+    env = {"PREFECT_HOME": str(tmp_path / "prefect"), "GUIFORGE_SHARD_RETRY_DELAYS": "0.1,0.1"}
     done = cli("run", str(first), "--lake", str(lake), "--run-id", "shared", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
-    for shard in lake.glob("personas/*/*.parquet"):
-        shard.unlink()
+    (manifest,) = lake.glob("_manifest/run=shared/personas/*.json")
+    entry = yaml.safe_load(manifest.read_text())
+    shard = lake / entry["outputs"]["personas"]["path"]
+    pq.write_table(pa.table({"unrelated": [1, 2, 3, 4]}), shard)  # a shard of another table, recorded as this one
+    data = shard.read_bytes()
+    entry["outputs"]["personas"].update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
+    manifest.write_text(json.dumps(entry))
     config["stages"]["worlds"] = {}
     first.write_text(yaml.safe_dump(config))
     done = cli("run", str(first), "--lake", str(lake), "--run-id", "shared", env=env)
@@ -119,4 +129,5 @@ def test_an_error_inside_a_stage_on_prefect_is_one_line(tmp_path):
     errors = [x for x in text.splitlines() if x.startswith("error") or "Error" in x or "ERROR" in x]
     assert len(errors) == 1, text  # the run's own progress lines, then one error line
     line = errors[0]
-    assert text.strip().endswith(line.strip()) and line.startswith("error: stage worlds:") and "guiforge lake check" in line, line
+    assert text.strip().endswith(line.strip()) and line.startswith("error: stage worlds:"), line
+    assert "--debug" in line, line

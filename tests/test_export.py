@@ -15,7 +15,6 @@ import pytest
 import yaml
 from datasets import load_dataset
 
-from guiforge.config import build_pipeline
 from guiforge.envs.actions import to_pixels
 from guiforge.errors import GuiforgeError
 from guiforge.export import export_run
@@ -26,6 +25,7 @@ from guiforge.harness.context import ContextPolicy
 from guiforge.harness.formats import COORD_KINDS, ParseError, get_format
 from guiforge.harness.parser import parse_reply
 from guiforge.lake import Lake, ShardCommit, commit_shard
+from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.runner import run_pipeline
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -300,6 +300,24 @@ def test_reward_scores_reference_one_and_empty_zero(lake, tmp_path):
     assert reward(prompts=[row["prompt"]] * 2, completions=completions, **columns) == [1.0, 0.0]
     partial = TaskReward(reward="score")(prompts=[row["prompt"]] * 2, completions=completions, **columns)
     assert partial[0] == 1.0 and partial[1] < 1.0  # the rubric's weighted score: s0 may earn part of it
+
+
+@pytest.mark.parametrize("site", ["env", "verifier"])
+def test_reward_is_none_when_the_environment_or_the_verifier_fails(lake, tmp_path, site):
+    """The reference completion, whose reward is 1.0, meets a crash (Chromium killed under its
+    first step, or the verifier's worker exiting twice): no reward at all, never 0."""
+    from guiforge.faults import FaultsConfig, Injector, unit
+    from guiforge.rl import TaskReward
+
+    export_run(lake, tmp_path / "rl", fmt="hf", coords="unit")
+    row = next(r for r in load_dataset(str(tmp_path / "rl"), "rl", split="train") if r["n_success"])
+    completion = [{"role": "assistant", "content": _reference_completion(lake, row["task_id"], "unit", row)}]
+    columns = {k: [row[k]] for k in row if k not in ("prompt", "images")}
+    injector = Injector(FaultsConfig(**{site: {"crash": 1.0}}))
+    with injector.shard("grpo", "batch-0"), unit(row["task_id"], 0):
+        assert TaskReward()(prompts=[row["prompt"]], completions=[completion], **columns) == [None]
+    assert [(i.site, i.kind) for i in injector.injected] == [(site, "crash")]
+    assert TaskReward()(prompts=[row["prompt"]], completions=[completion], **columns) == [1.0]
 
 
 @pytest.mark.parametrize("action_format", ["uitars", "qwen_vl"])

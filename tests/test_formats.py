@@ -24,7 +24,7 @@ from guiforge.harness.formats import (
     get_format,
     smart_resize,
 )
-from guiforge.testing.format_corpus import Family, judge, load_corpus, run_corpus
+from guiforge.harness.formats.corpus import Family, judge, load_corpus, run_corpus
 
 WEB = (1280, 800)  # smart-resized (28, default min/max pixels): 1288 x 812
 PHONE = (412, 839)  # smart-resized: 420 x 840
@@ -373,8 +373,10 @@ def test_registry_is_open():
     assert get_format("guiforge.harness.formats.uitars:UITars").name == "uitars"
     with pytest.raises(ValueError, match="unknown action format 'nope'"):
         get_format("nope")
-    with pytest.raises(ValueError, match="cannot be loaded"):
+    with pytest.raises(ValueError, match="no module named 'guiforge.nowhere'"):
         get_format("guiforge.nowhere:Thing")
+    with pytest.raises(ValueError, match="not an ActionFormat subclass"):
+        get_format("guiforge.harness.formats:get_format")
 
 
 WRONG_TYPES = [None, "abc", -1, 1e9, [1], {"a": 1}, True, "", [None, None], float("nan")]

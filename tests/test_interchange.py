@@ -129,3 +129,56 @@ def test_osworld_export_puts_a_desktop_tasks_files_in_the_folder(tmp_path):
 
     assert load_workbook(out / "files" / "tsk_d" / sheet.filename).sheetnames
     assert opened == {"type": "open", "parameters": {"path": f"/home/user/{sheet.filename}"}}
+
+
+# -- task files are data: no host files, no paths out of the export folder ----------------
+
+
+def _task_file(tmp_path: Path, **changes) -> Path:
+    data = {**to_guiforge_json(row("tsk_ok", "tools")), **changes}
+    path = tmp_path / "task.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize("bad", ["../../x", "/etc/x", "a/b", "..", ".hidden", "x" * 200, ""])
+def test_import_refuses_ids_that_are_not_lake_ids(tmp_path, bad):
+    lake = Lake(tmp_path / "lake")
+    with pytest.raises(GuiforgeError, match=r"task\.json: task_id: .*(not a valid id|required field)"):
+        import_tasks(lake, [_task_file(tmp_path, task_id=bad)])
+    with pytest.raises(GuiforgeError, match=r"task\.json: (world_id|parent_task_id): .*not a valid id"):
+        import_tasks(lake, [_task_file(tmp_path, world_id=bad or "..", parent_task_id=bad or "..")])
+    osworld = tmp_path / "osworld.json"
+    osworld.write_text(json.dumps({"id": bad or "..", "instruction": "x", "evaluator": {"func": "infeasible"}}))
+    with pytest.raises(GuiforgeError, match=r"osworld\.json: task_id: .*not a valid id"):
+        import_tasks(lake, [osworld])
+    assert not (tmp_path / "lake" / "tasks").exists()
+
+
+def test_import_refuses_a_task_that_names_host_files(tmp_path):
+    lake = Lake(tmp_path / "lake")
+    for setup in ({"files": {"key": {"copy_from": "/root/.ssh/id_rsa"}}},
+                  {"files": {"documents": [], "extra": {"a.txt": "x"}}, "more": [{"copy_from": "/etc/shadow"}]}):
+        with pytest.raises(GuiforgeError, match=r"task\.json: setup\.[a-z.\[\]0-9]*copy_from: a task file cannot name host files"):
+            import_tasks(lake, [_task_file(tmp_path, setup=setup)])
+    with pytest.raises(GuiforgeError, match=r"task\.json: setup\.files: workspace spec"):
+        import_tasks(lake, [_task_file(tmp_path, setup={"files": {"key": {"path": "/etc/shadow"}}})])
+    # inline text rides in the preparers' recipe and imports
+    assert import_tasks(lake, [_task_file(tmp_path, setup={"files": {"extra": {"notes.txt": "hello"}}})]) == 1
+
+
+def test_export_never_writes_outside_its_folder(tmp_path):
+    """Rows that reached the lake some other way (an older import, a plugin stage) still
+    cannot steer an export out of OUT: neither by task_id nor by an app name."""
+    lake = Lake(tmp_path / "lake")
+    commit_shard(lake, ShardCommit("task_gates", "r1", "fp1", "a"), {"tasks": [row("../../escaped", "web")]})
+    out = tmp_path / "deep" / "out"
+    for fmt in ("guiforge", "osworld"):
+        with pytest.raises(GuiforgeError, match="outside"):
+            export_tasks(lake, out, fmt)
+    evil_app = {**row("tsk_app"), "apps": ["../../../escaped-app"]}
+    other = Lake(tmp_path / "lake2")
+    commit_shard(other, ShardCommit("task_gates", "r1", "fp2", "b"), {"tasks": [evil_app]})
+    with pytest.raises(GuiforgeError, match="outside"):
+        export_tasks(other, out, "osworld")
+    assert not [p for p in tmp_path.rglob("*escaped*")], "an export wrote outside its folder"

@@ -1,10 +1,13 @@
 """A real SIGINT to a real `guiforge run` (on Prefect) during the package gates, then during
 rollouts: each exits 130 within seconds with one line saying what was committed, no
 Prefect crash report and no exclusion caused by the interruption; the final rerun ends with
-exactly the tables of an uninterrupted run, and `guiforge lake check` passes."""
+exactly the tables of an uninterrupted run, and `guiforge lake check` passes. SIGTERM (what
+a scheduler or `timeout` sends) does the same with exit 143, on Prefect and locally."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -15,8 +18,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from guiforge.config import build_pipeline
 from guiforge.lake import Lake
+from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.runner import run_pipeline
 from guiforge.paths import PROJECT_ROOT
 
@@ -46,11 +49,46 @@ def tables(lake: Lake) -> dict[str, list]:
             for t, cols in STABLE.items()}
 
 
+WALL_CLOCK = {"run_id", "latency_s", "wall_s", "created_at"}  # columns that measure time, not content
+
+
+def _timeless(value):
+    """A JSON column's value less its timings (the package gate records its seconds)."""
+    if isinstance(value, str) and value[:1] in "{[":
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return value
+    if isinstance(value, dict):
+        return {k: _timeless(v) for k, v in value.items() if k != "seconds"}
+    if isinstance(value, list):
+        return [_timeless(v) for v in value]
+    return value
+
+
+def digests(lake: Lake) -> dict[str, str]:
+    """Every table's content hash over its sorted rows, wall-clock columns left out. Content
+    tables (images, blobs) count each hash once: two shards in flight may both store one."""
+    out = {}
+    for table in lake.tables():
+        rows = [json.dumps({k: _timeless(v) for k, v in r.items() if k not in WALL_CLOCK}, sort_keys=True,
+                           default=str) for r in lake.read_table(table).to_pylist()]
+        if table in ("images", "blobs"):
+            rows = list(set(rows))
+        out[table] = f"{len(rows)} rows " + hashlib.sha256("\n".join(sorted(rows)).encode()).hexdigest()[:16]
+    return out
+
+
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory) -> dict[str, list]:
+def reference_lake(tmp_path_factory) -> Lake:
     lake = tmp_path_factory.mktemp("reference") / "lake"
     run_pipeline(build_pipeline(CONFIG, "ref.yaml", lake=str(lake)), executor="local")
-    return tables(Lake(lake))
+    return Lake(lake)
+
+
+@pytest.fixture(scope="module")
+def reference(reference_lake) -> dict[str, list]:
+    return tables(reference_lake)
 
 
 def guiforge(*args: str, env: dict) -> subprocess.Popen:
@@ -58,24 +96,25 @@ def guiforge(*args: str, env: dict) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
-def interrupt_during(config: Path, lake: Path, manifests: Path, env: dict) -> tuple[str, float]:
-    """Start a run, SIGINT it once ``manifests`` holds a committed shard; (output, seconds to exit)."""
-    proc = guiforge("run", str(config), "--lake", str(lake), env=env)
+def interrupt_during(config: Path, lake: Path, manifests: Path, env: dict, signum: int = signal.SIGINT,
+                     *extra: str) -> tuple[str, float]:
+    """Start a run, signal it once ``manifests`` holds a committed shard; (output, seconds to exit)."""
+    proc = guiforge("run", str(config), "--lake", str(lake), *extra, env=env)
     deadline = time.monotonic() + 400
     while not (manifests.exists() and list(manifests.glob("*.json"))):
         assert proc.poll() is None, proc.stdout.read()[-3000:]
         assert time.monotonic() < deadline, "the stage never committed a shard"
         time.sleep(0.05)
     sent = time.monotonic()
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     output = proc.communicate(timeout=120)[0]
     took = time.monotonic() - sent
-    assert proc.returncode == 130, output[-3000:]
+    assert proc.returncode == {signal.SIGINT: 130, signal.SIGTERM: 143}[signum], output[-3000:]
     return output, took
 
 
 @pytest.mark.timeout(1500)  # four Prefect runs with real environments on a 2-core machine
-def test_sigint_during_gates_and_rollouts_then_rerun(tmp_path, reference):
+def test_sigint_during_gates_and_rollouts_then_rerun(tmp_path, reference, reference_lake):
     config = tmp_path / "interrupt.yaml"
     config.write_text(yaml.safe_dump(CONFIG))
     lake_dir = tmp_path / "lake"
@@ -106,6 +145,7 @@ def test_sigint_during_gates_and_rollouts_then_rerun(tmp_path, reference):
     output = rerun.communicate(timeout=600)[0]
     assert rerun.returncode == 0, output[-3000:]
     assert tables(Lake(lake_dir)) == reference
+    assert digests(Lake(lake_dir)) == digests(reference_lake)  # every table, not only the stable columns
     check = subprocess.run([sys.executable, "-m", "guiforge.cli", "lake", "check", "--lake", str(lake_dir)],
                            cwd=PROJECT_ROOT, capture_output=True, text=True)
     assert check.returncode == 0 and check.stdout.startswith("lake check ok"), check.stdout
@@ -134,3 +174,43 @@ def test_sigterm_exits_143_and_commits_nothing_in_flight(tmp_path):
     check = subprocess.run([sys.executable, "-m", "guiforge.cli", "lake", "check", "--lake", str(lake_dir)],
                            cwd=PROJECT_ROOT, capture_output=True, text=True)
     assert check.returncode == 0, check.stdout
+
+
+# Ten rollout shards: however late the signal lands after the first commit, work is left.
+LONG_ROLLOUTS = {**CONFIG, "name": "interrupt-long",
+                 "stages": {**CONFIG["stages"], "rollouts": {**CONFIG["stages"]["rollouts"], "tasks": 10}}}
+
+
+@pytest.fixture(scope="module")
+def long_reference(tmp_path_factory) -> Lake:
+    lake = tmp_path_factory.mktemp("long-reference") / "lake"
+    run_pipeline(build_pipeline(LONG_ROLLOUTS, "ref.yaml", lake=str(lake)), executor="local")
+    return Lake(lake)
+
+
+@pytest.mark.timeout(1200)
+@pytest.mark.parametrize("executor", ["prefect", "local"])
+def test_sigterm_during_rollouts_then_resume_gives_the_uninterrupted_tables(tmp_path, long_reference, executor):
+    """SIGTERM while rollouts run (Prefect's own SIGTERM handler must not win): exit 143 with
+    one line, nothing the signal interrupted committed, and the resumed run's tables (every
+    table, content hashes over sorted rows) are the uninterrupted run's."""
+    config = tmp_path / "interrupt.yaml"
+    config.write_text(yaml.safe_dump(LONG_ROLLOUTS))
+    lake_dir = tmp_path / "lake"
+    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect")}
+    run_dir = lake_dir / "_manifest" / f"run={build_pipeline(LONG_ROLLOUTS, 'x').run_id}"
+    output, took = interrupt_during(config, lake_dir, run_dir / "rollouts", env, signal.SIGTERM,
+                                    "--executor", executor)
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert lines[-1].startswith("interrupted by SIGTERM during rollouts; committed shards of run"), output[-2000:]
+    assert "Traceback" not in output and "TerminationSignal" not in output, output[-3000:]
+    assert took < 60, f"exit took {took:.0f}s after SIGTERM"
+    got, want = tables(Lake(lake_dir)), tables(long_reference)
+    assert set(got["trajectories"]) <= set(want["trajectories"])  # no env_failure the stop caused
+    assert set(got["exclusions"]) <= set(want["exclusions"])
+    assert len(got["trajectories"]) < len(want["trajectories"]), "the signal came too late to test anything"
+
+    rerun = guiforge("run", str(config), "--lake", str(lake_dir), "--executor", executor, env=env)
+    output = rerun.communicate(timeout=600)[0]
+    assert rerun.returncode == 0, output[-3000:]
+    assert digests(Lake(lake_dir)) == digests(long_reference)

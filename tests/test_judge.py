@@ -10,10 +10,10 @@ import json
 import pytest
 
 from guiforge.catalog import open_catalog
-from guiforge.config import build_pipeline
 from guiforge.judge.evidence import build_view
 from guiforge.lake import Lake
 from guiforge.lake.images import ImageReader, MissingImage
+from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.runner import run_pipeline
 from guiforge.testing.model_server import ModelServer
 

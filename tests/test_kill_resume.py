@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from guiforge.config import build_pipeline
 from guiforge.lake import Lake
+from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.runner import run_pipeline
 from guiforge.paths import PROJECT_ROOT
 
@@ -69,6 +69,13 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
+def cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:  # a child that ended since it was listed
+        return b""
+
+
 def guiforge(config: Path, lake: Path, env: dict) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "guiforge.cli", "run", str(config), "--lake", str(lake)],
                             cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -81,7 +88,7 @@ def start_and_kill_mid_stage(config: Path, lake_dir: Path, env: dict, manifests:
     while True:
         done = len(list(manifests.glob("*.json"))) if manifests.exists() else 0
         server_pids = server_pids or [c for c in children(proc.pid)
-                                      if b"uvicorn" in Path(f"/proc/{c}/cmdline").read_bytes()]
+                                      if b"uvicorn" in cmdline(c)]
         if 2 <= done < SHARDS:
             break
         assert proc.poll() is None, proc.stdout.read().decode()[-2000:]
@@ -90,9 +97,8 @@ def start_and_kill_mid_stage(config: Path, lake_dir: Path, env: dict, manifests:
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert server_pids, "guiforge did not start its own Prefect server"
-    for _ in range(100):  # the kernel stops the server when its parent dies (PDEATHSIG)
-        if not any(alive(p) for p in server_pids):
-            break
+    gone_by = time.monotonic() + 60  # the kernel stops the server when its parent dies (PDEATHSIG)
+    while any(alive(p) for p in server_pids) and time.monotonic() < gone_by:
         time.sleep(0.05)
     assert not any(alive(p) for p in server_pids), "orphaned Prefect server"
 

@@ -120,3 +120,17 @@ def test_blob_store_dedupes_files(lake):
     a = content.add_blob(b"PK\x03\x04 xlsx bytes", name="a.xlsx")
     b = content.add_blob(b"PK\x03\x04 xlsx bytes", name="copy.xlsx")
     assert a == b and len(content.rows) == 1 and content.rows[0]["size"] == 15
+
+
+def test_the_report_is_written_where_the_lake_lives(lake):
+    """Every filesystem (s3:// through the lake's own credentials and endpoint): the HTML at
+    <lake>/_reports/<run_id>.html, and its key tables as markdown."""
+    from guiforge.report.artifacts import publish_report, report_markdown
+
+    commit_shard(lake, ShardCommit("personas", "r1", "fp", "k"), {"personas": [persona(i) for i in range(3)]})
+    where = publish_report(lake, "r1")
+    assert where and where.endswith("_reports/r1.html") and (lake.is_local or where.startswith(f"{lake.protocol}://"))
+    with lake.fs.open(lake.path("_reports", "r1.html"), "r") as fh:
+        assert "<html" in fh.read(2000).lower()
+    text = report_markdown(lake, "r1", where)
+    assert "| personas | 3 | 1 |" in text and where in text

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from guiforge.config import build_pipeline
 from guiforge.errors import GuiforgeError
 from guiforge.lake import Lake
 from guiforge.lake.check import check_lake
 from guiforge.lake.gc import collect
 from guiforge.lake.lock import RunLock
+from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.runner import run_pipeline
 from guiforge.paths import DATA_DIR, PROJECT_ROOT
 

@@ -66,11 +66,11 @@ def test_transient_errors_are_retried(provider, status):
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_retries_give_up_after_the_limit(provider):
-    from guiforge.models.base import TransientError
+    from guiforge.models import ModelFailure
 
     with ModelServer(echo, ServerBehaviour(fail_first=10, fail_status=429)) as server:
         client = make_client(config_for(server, provider, max_retries=1))
-        with pytest.raises(TransientError):
+        with pytest.raises(ModelFailure, match="HTTP 429.* after 2 attempts"):
             run(client.acomplete([Message("user", "hi")]))
         assert len(server.requests) == 2
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from guiforge.catalog import counts, write_catalog
-from guiforge.config import build_pipeline
 from guiforge.lake import Lake
+from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.runner import run_pipeline
 
 SMALL = {"name": "small", "seed": 11, "workers": 2,
@@ -77,11 +77,11 @@ def test_catalog_opens_in_the_plain_duckdb_cli(tmp_path):
     duckdb_cli = shutil.which("duckdb", path=f"{Path(sys.executable).parent}:{os.environ['PATH']}")
     if not duckdb_cli:
         pytest.skip("duckdb CLI (pip duckdb-cli) not installed")
-    # The CLI is a separate binary: no Python, no guiforge.
+    # The CLI is a separate binary: no Python, no guiforge; in the lake's folder (its views are relative).
     out = subprocess.run(
         [duckdb_cli, "-readonly", str(catalog), "-csv", "-noheader", "-c",
          "SELECT (SELECT count(*) FROM personas), (SELECT count(*) FROM worlds), (SELECT count(*) FROM steps);"],
-        capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"}, check=True,
+        capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"}, check=True, cwd=tmp_path / "lake",
     )
     assert out.stdout.strip() == "24,24,0"
 

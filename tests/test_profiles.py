@@ -10,17 +10,18 @@ import io
 import pytest
 from PIL import Image
 
-from guiforge.config import ConfigError, build_pipeline
 from guiforge.envs.actions import Action
 from guiforge.envs.desktop.xinput import chord as xdotool_chord
 from guiforge.envs.desktop.xinput import xdotool_args
 from guiforge.envs.keys import UnknownKey, canonical_key, canonical_keys
 from guiforge.envs.web.keys import chord as playwright_chord
+from guiforge.errors import ConfigError
 from guiforge.harness.formats import coord_system, get_format
 from guiforge.models import ImagePart, Message, ModelConfig, make_client
 from guiforge.models.images import ImageSizing, fit_size, smart_resize
 from guiforge.models.loop import run
 from guiforge.models.profiles import PROFILES, profile_warnings
+from guiforge.orchestration.compile import build_pipeline
 from guiforge.testing.model_server import ModelServer
 
 

@@ -18,11 +18,11 @@ import json
 import pytest
 
 from guiforge import presentation
-from guiforge.config import build_pipeline
 from guiforge.envs.actions import POINTER_ACTIONS, Action
+from guiforge.harness.formats.family_models import WIRE, FamilyModel
 from guiforge.lake import Lake
+from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.runner import run_pipeline
-from guiforge.testing.family_models import WIRE, FamilyModel
 from guiforge.testing.model_server import ModelServer
 
 CARD = "mail.reply_invoice_total"  # web and mobile tasks: search, open, read an attachment, reply

@@ -5,23 +5,24 @@ decoded, every plot drawn. An empty lake still gives a page whose sections say "
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
-import duckdb
 import pytest
 from markupsafe import escape
 from playwright.sync_api import sync_playwright
 
-from guiforge.catalog import write_catalog
-from guiforge.config import build_pipeline
+from guiforge.catalog import connect_catalog, write_catalog
 from guiforge.envs.web.browser import CHROMIUM, CHROMIUM_ARGS
 from guiforge.lake import Lake
 from guiforge.lake.writer import ShardCommit, commit_shard
+from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.runner import run_pipeline
 from guiforge.paths import DATA_DIR, PROJECT_ROOT
 from guiforge.report import write_report
+from guiforge.report.page import PLOTLY_ASSET
 from guiforge.report.queries import agreement_figures
 from guiforge.yamlfile import load_yaml
 
@@ -45,7 +46,8 @@ def _curation_rows(lake: Lake, run_id: str) -> dict[str, list[dict]]:
                           "accepted": verdict and bool(r["success"]), "accept_policy": "both",
                           "accept_reason": "judge and verifier agree" if verdict == bool(r["success"]) else "disagree"})
         if not judgments[-1]["accepted"]:
-            exclusions.append({"stage": "judge", "gate": "accept", "reason": "not accepted under policy both",
+            exclusions.append({"stage": "judge", "gate": "accept",
+                               "reason": f"trajectory {r['trajectory_id']} not accepted under policy both",
                                "subject_id": r["trajectory_id"], "subject_table": "trajectories"})
     first = next(iter(tasks.values()))
     rl = [{"task_id": first["task_id"], "domain": first["domain"], "skill_id": first["skill_id"],
@@ -105,11 +107,13 @@ def test_report_of_a_real_run_renders_in_chromium(full_lake, tmp_path):
     out = tmp_path / "report.html"
     write_report(lake, out, run_id)
     text = out.read_text()
-    assert "cdn" not in text.lower().split("<script", 1)[0]  # nothing fetched: plotly.js is inline
+    assert re.findall(r'<script[^>]* src="([^"]+)"', text) == [PLOTLY_ASSET]  # nothing fetched from elsewhere
+    assert f'src="{PLOTLY_ASSET}"' in text and (tmp_path / PLOTLY_ASSET).stat().st_size > 1_000_000
+    assert out.stat().st_size <= 1_000_000 and text.count("Plotly.newPlot") == 11
     drawn = _open_in_chromium(out)
     assert drawn["errors"] == []
-    # Funnel, 3 rollout figures, exclusions, judge, RL pool, rounds, relabels, diagnoses.
-    assert len(drawn["plots"]) == 10, drawn["plots"]
+    # Funnel, 4 rollout figures, exclusions, judge, RL pool, rounds, relabels, diagnoses.
+    assert len(drawn["plots"]) == 11, drawn["plots"]
     assert all(p["svg"] and p["marks"] for p in drawn["plots"]), drawn["plots"]
     assert drawn["images"] and all(i["ok"] for i in drawn["images"]), drawn["images"]
     # Every section has data: none says "none yet".
@@ -117,6 +121,19 @@ def test_report_of_a_real_run_renders_in_chromium(full_lake, tmp_path):
     assert 'class="badge accepted"' in text and 'class="badge rejected"' in text
     tasks = {t["instruction"] for t in lake.read_table("tasks", run_id).to_pylist()}
     assert any(str(escape(instruction)) in text for instruction in tasks)  # beside its screenshots
+    # Every figure links to its rows in the viewer; the fix-next list comes from the diagnoses.
+    assert text.count("the rows behind this figure") == 11
+    fix = text.split('id="fix-next"', 1)[1].split("</section>", 1)[0]
+    assert "wrong_element" in fix and "clicked the header, not the row" in fix
+    assert "/rows/trajectories?run=" in fix and "outcome=failure" in fix
+    # Reasons grouped by pattern: one row for the judge's rejections, however many trajectories.
+    exclusions = text.split('id="exclusions"', 1)[1].split("</section>", 1)[0]
+    rejected = sum(1 for j in _curation_rows(lake, run_id)["judgments"] if not j["accepted"])
+    assert rejected > 1 and exclusions.count("<td>trajectory &lt;id&gt; not accepted under policy both</td>") == 1
+    assert f"pattern=trajectory+%3Cid%3E+not+accepted+under+policy+both\">{rejected}</a>" in exclusions
+    # Provenance in the header: the pipeline file's hash, the seed, the code.
+    header = text.split("</header>", 1)[0]
+    assert "tiny.yaml sha256" in header and "<dt>seed</dt><dd>5</dd>" in header and "guiforge 0.1.0" in header
 
 
 def test_empty_lake_says_none_yet_and_still_loads(tmp_path):
@@ -134,7 +151,7 @@ def test_cli_report_writes_the_page_and_names_it(full_lake, tmp_path):
     done = subprocess.run([sys.executable, "-m", "guiforge.cli", "report", "--lake", lake.uri, "--run-id", run_id,
                            "--out", str(out)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert str(out) in done.stdout.replace("\n", "") and out.stat().st_size > 100_000
+    assert str(out) in done.stdout.replace("\n", "") and out.stat().st_size > 50_000
     missing = subprocess.run([sys.executable, "-m", "guiforge.cli", "report", "--lake", lake.uri, "--run-id", "nope",
                               "--out", str(tmp_path / "x.html")], capture_output=True, text=True, timeout=300)
     assert missing.returncode == 2 and "run 'nope'" in missing.stderr and "Traceback" not in missing.stderr
@@ -157,10 +174,10 @@ def readme_questions() -> list[str]:
 
 def test_readme_questions_run_on_the_catalog(full_lake):
     lake, _ = full_lake
-    catalog = write_catalog(lake)
+    write_catalog(lake)
     queries = readme_questions()
     assert len(queries) == 3
-    con = duckdb.connect(str(catalog), read_only=True)
+    con = connect_catalog(lake)
     try:
         answers = [con.execute(q).fetchall() for q in queries]
     finally:

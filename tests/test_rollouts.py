@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from guiforge.config import build_pipeline
 from guiforge.lake import Lake
+from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.runner import run_pipeline
 from guiforge.testing.model_server import ModelServer
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from guiforge.config import build_pipeline
 from guiforge.lake import Lake
+from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.runner import run_pipeline
 from guiforge.paths import SKILLS_DIR
 from guiforge.testing.model_server import ModelServer

@@ -13,13 +13,13 @@ import json
 import pytest
 from PIL import Image
 
-from guiforge.config import build_pipeline
 from guiforge.envs.actions import Action, to_pixels
 from guiforge.harness.formats import coord_system, get_format
 from guiforge.lake import Lake
 from guiforge.models import Message, ModelConfig, make_client
 from guiforge.models.cache import CallCache
 from guiforge.models.loop import run
+from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.runner import run_pipeline
 from guiforge.testing.model_server import ModelServer
 

@@ -7,6 +7,7 @@ template text and the rejected paraphrase is reported with its reason.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass
 
@@ -72,8 +73,6 @@ async def _one(client: ModelClient, instruction: str, secrets: list[str], world_
 
 def paraphrase_all(client: ModelClient, items: list[tuple[str, list[str], str]]) -> list[Paraphrase]:
     """``items`` are (instruction, secrets, world JSON); one paraphrase each, in order."""
-    import asyncio
-
     async def gather():
         return await asyncio.gather(*(_one(client, i, s, w) for i, s, w in items))
 

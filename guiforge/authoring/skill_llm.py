@@ -4,6 +4,7 @@ to the model; what still fails is returned with its last error."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass
 
@@ -76,8 +77,6 @@ async def _propose(client: ModelClient, description: str, examples: list[str], t
 
 def propose_cards(client: ModelClient, descriptions: list[str], examples: list[str], taken: set[str],
                   attempts: int) -> list[Proposal]:
-    import asyncio
-
     async def gather():
         return await asyncio.gather(*(_propose(client, d, examples, taken, attempts) for d in descriptions))
 

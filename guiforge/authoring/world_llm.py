@@ -15,6 +15,7 @@ from guiforge.models.base import Message, ModelClient, prompt_hash
 from guiforge.models.loop import run
 from guiforge.models.structured import agenerate
 from guiforge.worlds.model import World
+from guiforge.worlds.places import country_name, country_table
 
 SYSTEM = """You write realistic, internally consistent "worlds" for training computer-use agents.
 A world is everything one person's apps and files hold for a scenario: contacts (with emails and
@@ -68,8 +69,6 @@ def world_schema() -> str:
 
 
 def _vat_rates() -> str:
-    from guiforge.worlds.places import country_name, country_table
-
     return ", ".join(f"{country_name(c)} {r.vat:.0%}" for c, r in sorted(country_table().countries.items()))
 
 

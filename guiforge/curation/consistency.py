@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from guiforge.curation.thoughts import _direction
 from guiforge.filters import Drop, Filter
 
 # Verb families: a thought's first verb must come from its action's family.
@@ -72,8 +73,6 @@ def check_consistency(thought: str, action: Mapping[str, Any], target: Mapping[s
         if not label:
             return f"element: the thought names {quotes[0]!r} but the point is on an unlabeled element"
     if t in ("scroll", "swipe"):
-        from guiforge.curation.thoughts import _direction
-
         want = _direction(dict(action))
         said = [d for d in _DIRECTIONS if re.search(rf"\b{d}\b", thought, re.I)]
         if want not in said:

@@ -12,7 +12,10 @@ from pydantic import BaseModel, Field
 
 from guiforge.curation.diagnosis import TaskSamples, _row
 from guiforge.curation.differ import Step
+from guiforge.faults import unit
 from guiforge.models.base import Message, prompt_hash
+from guiforge.models.loop import run
+from guiforge.models.structured import agenerate
 
 MODES = ("wrong_element", "point_off_target", "wrong_text", "step_skipped", "stopped_early", "other_action")
 
@@ -51,12 +54,11 @@ def prompt(ts: TaskSamples, failed: dict, success: dict) -> list[Message]:
 
 
 def diagnose_with_model(client, samples: list[TaskSamples], rows: list[dict], round_: int, concurrency: int
-                        ) -> list[dict]:
+                        ) -> tuple[list[dict], list[tuple[dict, dict, str]]]:
     """``rows`` with every action-level row replaced by the model's diagnosis of the same
-    pair (a parse failure keeps the differ's row, marked as such)."""
-    from guiforge.models.loop import run
-    from guiforge.models.structured import agenerate
-
+    pair (a parse or model failure keeps the differ's row, marked as such), and the
+    (task, failed trajectory, error) of every pair whose call failed for good (a
+    ``model_failure``)."""
     name = f"{client.config.provider}:{client.config.model}"
     pairs = [(ts, f, ts.successes[0]) for ts in samples if ts.successes for f in ts.failures]
     gate = asyncio.Semaphore(concurrency)
@@ -65,8 +67,10 @@ def diagnose_with_model(client, samples: list[TaskSamples], rows: list[dict], ro
         messages = prompt(ts, failed, success)
         n = len(ts.steps[failed["trajectory_id"]])
         async with gate:
-            result = await agenerate(client, messages, Diagnosis, extra_check=lambda d: [] if d.step_index < n else [
-                f"step_index {d.step_index} is past the failed attempt's last step ({n - 1})"])
+            with unit(ts.task["task_id"], failed["trajectory_id"]):  # for an injected fault (guiforge.faults)
+                result = await agenerate(client, messages, Diagnosis, extra_check=lambda d: [] if d.step_index < n
+                                         else [f"step_index {d.step_index} is past the failed attempt's last step "
+                                               f"({n - 1})"])
         return messages, result
 
     async def everything():
@@ -75,11 +79,15 @@ def diagnose_with_model(client, samples: list[TaskSamples], rows: list[dict], ro
     results = run(everything())
     by_failed = {(r["task_id"], json.loads(r["evidence_json"]).get("failed")): r for r in rows if r["level"] == "action"}
     out = [r for r in rows if r["level"] != "action"]
+    failed_calls = []
     for (ts, failed, success), (messages, result) in zip(pairs, results, strict=True):
         offline = by_failed.get((ts.task["task_id"], failed["trajectory_id"]))
+        if result.failure is not None:
+            failed_calls.append((ts.task, failed, str(result.failure)))
         if not result.ok:
+            why = "failed (model failure)" if result.failure is not None else "failed to parse"
             if offline is not None:
-                out.append({**offline, "analysis": f"{offline['analysis']} (model diagnosis failed to parse: "
+                out.append({**offline, "analysis": f"{offline['analysis']} (model diagnosis {why}: "
                                                    f"{result.errors[-1][:120]})"})
             continue
         d = result.value
@@ -88,4 +96,4 @@ def diagnose_with_model(client, samples: list[TaskSamples], rows: list[dict], ro
         out.append(_row("action", d.failure_mode, ts.task, d.analysis, evidence,
                         {"strategy": "same_skill", "skill_id": ts.task["skill_id"], "note": d.proposal,
                          "focus": evidence["groups"]}, name, round_, prompt_hash(messages)))
-    return out
+    return out, failed_calls

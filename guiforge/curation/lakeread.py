@@ -6,6 +6,9 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from guiforge.failures import valid_sample
+from guiforge.lake.images import ImageReader
+
 
 def read_rows(ctx, table: str, columns: list[str] | None = None, where: tuple[str, set] | None = None) -> list[dict]:
     """Rows of ``table`` from the shards this stage sees; ``where=(column, values)`` keeps
@@ -34,7 +37,6 @@ def images_by_sha(ctx, shas: set[str]) -> dict[str, tuple[bytes, str]]:
     """sha256 -> (bytes, media type) for the screenshots asked for."""
     if not shas:
         return {}
-    from guiforge.lake.images import ImageReader
 
     # through the lake's one image API: it also finds frames kept when their shard was pruned
     reader = ctx.resource("image-reader", lambda: ImageReader(ctx.lake))
@@ -47,5 +49,6 @@ def accepted_trajectories(ctx, source: str) -> set[str]:
     if source == "judgments":
         return {r["trajectory_id"] for r in read_rows(ctx, "judgments", ["trajectory_id", "accepted"])
                 if r["accepted"]}
-    return {r["trajectory_id"] for r in read_rows(ctx, "trajectories", ["trajectory_id", "success", "env_failure"])
-            if r["success"] and not r["env_failure"]}
+    return {r["trajectory_id"] for r in read_rows(ctx, "trajectories", ["trajectory_id", "success", "env_failure",
+                                                                         "failure_kind"])
+            if valid_sample(r) and r["success"]}

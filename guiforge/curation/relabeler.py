@@ -12,7 +12,9 @@ from pydantic import BaseModel, Field
 
 from guiforge.curation.consistency import check_consistency
 from guiforge.curation.thoughts import StepContext, element_name, write_thought
+from guiforge.failures import MODEL_FAILURE
 from guiforge.models.base import ImagePart, Message, prompt_hash
+from guiforge.models.structured import agenerate, extract_json
 
 ATTEMPTS = 2  # the first try, then one retry with the failed check fed back
 
@@ -67,22 +69,21 @@ def prompt(ctx: StepContext, image: bytes | None, media_type: str = "image/png")
 
 
 async def relabel_with_model(client, ctx: StepContext, image: bytes | None, media_type: str = "image/png") -> Relabeled:
-    from guiforge.models.structured import agenerate
-
     messages = prompt(ctx, image, media_type)
     result = await agenerate(client, messages, ThoughtReply, attempts=ATTEMPTS,
                              extra_check=lambda v: [r] if (r := _verdict(v.thought, ctx)) else [])
     tokens_in = sum(c.input_tokens for c in result.completions)
     tokens_out = sum(c.output_tokens for c in result.completions)
     name = f"{client.config.provider}:{client.config.model}"
+    if result.failure is not None:  # the endpoint failed for good: no thought, a model_failure
+        return Relabeled("", False, MODEL_FAILURE, f"model failure: {result.failure}", result.attempts + 1, name,
+                         prompt_hash(messages), tokens_in, tokens_out)
     if result.ok:
         return Relabeled(result.value.thought, True, None, None, result.attempts, name, prompt_hash(messages),
                          tokens_in, tokens_out)
     # The last reply: its thought if it parsed (kept, marked inconsistent), else nothing usable.
     last = result.completions[-1].text if result.completions else ""
     try:
-        from guiforge.models.structured import extract_json
-
         thought = ThoughtReply.model_validate(extract_json(last)).thought
         reason = _verdict(thought, ctx) or result.errors[-1]
     except ValueError:

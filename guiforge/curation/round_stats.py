@@ -33,6 +33,7 @@ NEEDED = ("task_candidates", "tasks", "trajectories", "diagnoses")
 def round_summary(lake, run_id: str | None = None) -> list[tuple]:
     """Rows (round, aim, made, gated, rolled_out, success_rate, mixed_share) of one run (or
     every run); [] when the lake has no diagnoses (no loop ran)."""
+    # heavy: duckdb, numpy, imported when this runs
     from guiforge.catalog import connect, table_source
 
     sources = {t: table_source(lake, t) for t in NEEDED}

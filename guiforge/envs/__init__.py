@@ -1,9 +1,8 @@
 """Environments: one interface (acquire, reset, observe, step, evaluate, release) over web,
-mobile, desktop and tools adapters."""
+mobile, desktop and tools adapters, and any environment kind a package registers
+(guiforge.envs.kinds)."""
 
 from __future__ import annotations
-
-from importlib import import_module
 
 from guiforge.envs.actions import Action, action_pixels, action_set, to_grid, to_pixels
 from guiforge.envs.base import (
@@ -17,29 +16,11 @@ from guiforge.envs.base import (
     TaskSpec,
     VerifierResult,
 )
+from guiforge.envs.kinds import ENV_KINDS, adapter_factory, default_factories
 from guiforge.envs.manager import Deadlines, EnvManager, Lease
 
-# domain -> "module:Class"; imported lazily so that using one domain never loads another's
-# heavy dependencies (Playwright, X clients).
-ADAPTERS: dict[str, str] = {
-    "web": "guiforge.envs.web:WebEnv",
-    "mobile": "guiforge.envs.web:MobileEnv",
-    "desktop": "guiforge.envs.desktop:DesktopEnv",
-    "tools": "guiforge.envs.tools:ToolsEnv",
-}
-
-
-def adapter_factory(domain: str):
-    module, _, cls = ADAPTERS[domain].partition(":")
-    return getattr(import_module(module), cls)
-
-
-def default_factories() -> dict:
-    return {domain: (lambda spec, d=domain: adapter_factory(d)(spec)) for domain in ADAPTERS}
-
-
 __all__ = [
-    "ADAPTERS", "Action", "Criterion", "Deadlines", "EnvFailure", "EnvManager", "EnvSpec",
+    "ENV_KINDS", "Action", "Criterion", "Deadlines", "EnvFailure", "EnvManager", "EnvSpec",
     "Environment", "FinalState", "Lease", "Observation", "StepResult", "TaskSpec",
     "VerifierResult", "action_pixels", "action_set", "adapter_factory", "default_factories",
     "to_grid", "to_pixels",

@@ -10,19 +10,22 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from guiforge.envs.actions import Action
+from guiforge.failures import ENV_FAILURE, Fault
+from guiforge.verify.contract import Criterion, FinalState, VerifierResult  # noqa: F401 - part of the environment contract
 
 Domain = Literal["web", "mobile", "desktop", "tools"]
 
 
-class EnvFailure(RuntimeError):
+class EnvFailure(Fault):
     """The environment (not the agent) failed: a crash, a hang past its deadline, a lost
     browser. Recorded as ``env_failure``, never as reward 0."""
+
+    kind = ENV_FAILURE
 
 
 class EnvSpec(BaseModel):
@@ -46,19 +49,6 @@ class EnvSpec(BaseModel):
         # Apps are loaded per task, so instances differ only by domain/viewport/variant;
         # the viewport (second) and theme (last) are the look: see EnvManager's families.
         return (self.domain, self.viewport, self.variant, self.device, self.screenshot_scale, self.theme)
-
-
-class Criterion(BaseModel):
-    """One binary rubric criterion ``b_j`` with weight ``w_j``. ``check`` names a check
-    function from :mod:`guiforge.verify.checks` and its arguments."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    id: str
-    description: str = ""
-    weight: float = Field(default=1.0, gt=0)
-    required: bool = True
-    check: dict[str, Any]
 
 
 class TaskSpec(BaseModel):
@@ -88,6 +78,11 @@ class Observation:
     text: str | None = None  # terminal output, tool results
     feedback: str = ""  # what the last action did, or its error
     debug: dict[str, Any] = field(default_factory=dict)  # never shown to the policy
+    # Which of the instance's operations (resets and steps, counted from 1) the frame was
+    # taken after, once the screen had settled: the observation a step returns carries the
+    # number after the reset's or previous step's, so a stale frame cannot pass for a new one
+    # (guiforge.harness.episode checks it). None: the adapter does not count (tools).
+    seq: int | None = None
 
 
 @dataclass
@@ -98,28 +93,6 @@ class StepResult:
     done: bool = False  # answer/terminate was taken
     answer: str | None = None
     status: str | None = None
-
-
-@dataclass
-class VerifierResult:
-    score: float
-    success: bool
-    criteria: dict[str, int]
-    errors: list[str] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"score": self.score, "success": self.success, "criteria": self.criteria, "errors": self.errors}
-
-
-@dataclass
-class FinalState:
-    """What a verifier may read: app state JSON, the workspace, the agent's final answer."""
-
-    apps: dict[str, Any] = field(default_factory=dict)
-    workspace: Path | None = None
-    answer: str | None = None
-    status: str | None = None
-    terminal: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Environment(ABC):

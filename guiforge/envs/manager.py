@@ -3,7 +3,12 @@
 Each instance lives on its own actor thread (Playwright's sync API and X clients are bound
 to the thread that made them), so every operation can be waited on with a deadline. An
 operation past its deadline or an adapter crash raises :class:`EnvFailure`; the instance is
-killed and the pool replaces it on the next acquire. A fault is never a reward of 0.
+killed and the pool replaces it on the next acquire (an instance that dies while starting is
+replaced at once, once). Nothing is evaluated on an instance that is no longer healthy. A
+fault is never a reward of 0.
+
+Injected faults (``faults:`` in the pipeline file) are done to the real instance here, at a
+step: its process killed, the step hung in the actor thread, its page navigated away.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from guiforge import shutdown
 from guiforge.envs.actions import Action
 from guiforge.envs.base import (
     EnvFailure,
@@ -28,6 +34,8 @@ from guiforge.envs.base import (
     TaskSpec,
     VerifierResult,
 )
+from guiforge.faults import Injection, inject
+from guiforge.faults import envs as env_faults
 from guiforge.verify.runner import VerifierPool
 
 T = TypeVar("T")
@@ -55,24 +63,59 @@ class _Instance:
     actor: ThreadPoolExecutor
     broken: bool = False
     uses: int = 0
+    released: threading.Event = field(default_factory=threading.Event)  # set once destroyed
 
-    def call(self, fn: Callable[[], T], deadline_s: float, what: str) -> T:
+    def call(self, fn: Callable[[], T], deadline_s: float, what: str, injection: Injection | None = None,
+             check_health: bool = False) -> T:
         if self.broken:
             raise EnvFailure(f"{what}: instance is broken")
-        future = self.actor.submit(fn)
+        note = f" [{injection.describe()}]" if injection else ""
+        future = self.actor.submit(self._faulty(fn, injection) if injection else fn)
         try:
-            return future.result(timeout=deadline_s)
+            result = future.result(timeout=deadline_s)
         except FutureTimeout:
             self.broken = True
-            raise EnvFailure(f"{what} exceeded its {deadline_s:.1f}s deadline") from None
-        except EnvFailure:
+            raise EnvFailure(f"{what} exceeded its {deadline_s:.1f}s deadline{note}") from None
+        except EnvFailure as exc:
             self.broken = True
-            raise
+            raise EnvFailure(f"{exc}{note}") from exc
         except Exception as exc:
             self.broken = True
-            raise EnvFailure(f"{what} crashed: {type(exc).__name__}: {exc}") from exc
+            raise EnvFailure(f"{what} crashed: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}{note}") from exc
+        if check_health and not self.healthy():
+            # the operation came back, but from a dead process or a page that left the apps
+            self.broken = True
+            raise EnvFailure(f"{what}: the instance is no longer healthy (its process died or its page is gone){note}")
+        return result
+
+    def _faulty(self, fn: Callable[[], T], injection: Injection) -> Callable[[], T]:
+        """``fn`` meeting an injected fault, done to the real instance."""
+        if injection.kind == "crash":
+            env_faults.crash(self.env)  # from this thread: a kill needs no Playwright object
+            return fn
+        if injection.kind == "hang":
+            def hung() -> T:
+                env_faults.hang(self.released)
+                raise EnvFailure("the instance was destroyed while hung")
+            return hung
+        if injection.kind == "lose_page":
+            def lost() -> T:
+                env_faults.lose_page(self.env)
+                return fn()
+            return lost
+        raise ValueError(f"unknown environment fault {injection.kind!r}")
+
+    def healthy(self) -> bool:
+        """The adapter's own health check, with a short deadline; never raises."""
+        if self.broken:
+            return False
+        try:
+            return bool(self.actor.submit(self.env.healthy).result(timeout=5.0))
+        except Exception:
+            return False
 
     def destroy(self) -> None:
+        self.released.set()  # an operation hung on purpose returns now
         env = self.env
         kill = getattr(env, "kill", None)
         try:
@@ -117,16 +160,30 @@ class EnvManager:
         self.stats = Stats()
 
     # -- pool --------------------------------------------------------------------------
-    def _start(self, spec: EnvSpec) -> _Instance:
+    def _start(self, spec: EnvSpec, attempts: int = 2) -> _Instance:
+        """A started instance; one that dies while starting is destroyed and replaced
+        (``attempts`` in all), then the last failure is raised."""
         try:
             factory = self.factories[spec.domain]
         except KeyError:
             raise EnvFailure(f"no adapter registered for domain {spec.domain!r}") from None
-        actor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"env-{spec.domain}")
-        inst = _Instance(env=actor.submit(factory, spec).result(), actor=actor)
-        inst.call(inst.env.start, self.deadlines.start_s, f"start {spec.domain}")
-        self.stats.started += 1
-        return inst
+        for attempt in range(attempts):
+            actor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"env-{spec.domain}")
+            inst = _Instance(env=actor.submit(factory, spec).result(), actor=actor)
+            try:
+                inst.call(inst.env.start, self.deadlines.start_s, f"start {spec.domain}")
+            except EnvFailure as exc:
+                self.record_fault(str(exc))
+                self.stats.failures += 1
+                inst.broken = True
+                inst.destroy()
+                if attempt + 1 == attempts:
+                    raise
+                self.stats.replaced += 1
+                continue
+            self.stats.started += 1
+            return inst
+        raise AssertionError("unreachable")
 
     def prewarm(self, spec: EnvSpec, n: int) -> None:
         """Start ``n`` instances now so the first tasks do not pay for start-up."""
@@ -146,8 +203,6 @@ class EnvManager:
                 self._cond.notify_all()
 
     def acquire(self, spec: EnvSpec, timeout_s: float = 120.0) -> Lease:
-        from guiforge.orchestration import shutdown
-
         shutdown.check("before starting an environment")  # a run that is stopping starts none
         key = spec.pool_key
         until = time.monotonic() + timeout_s
@@ -209,10 +264,7 @@ class EnvManager:
             self._cond.notify_all()
 
     def _healthy(self, inst: _Instance) -> bool:
-        try:
-            return bool(inst.call(inst.env.healthy, 5.0, "health check"))
-        except EnvFailure:
-            return False
+        return inst.healthy()
 
     def _reclaim_expired(self) -> None:
         now = time.monotonic()
@@ -262,17 +314,23 @@ class Lease:
         self._expired = False
         self._released = False
 
-    def _call(self, fn: Callable[[], T], deadline_s: float, what: str) -> T:
+    def _call(self, fn: Callable[[], T], deadline_s: float, what: str, injection: Injection | None = None,
+              check_health: bool = False) -> T:
         if self._released:
             raise EnvFailure(f"{what}: lease {self.lease_id} was released")
         if self._expired:
             raise EnvFailure(f"{what}: lease {self.lease_id} expired")
         self.last_used = time.monotonic()
         try:
-            return self._inst.call(fn, deadline_s, what)
+            return self._inst.call(fn, deadline_s, what, injection, check_health)
         except EnvFailure as exc:
             self.manager.record_fault(str(exc))
             raise
+
+    @property
+    def broken(self) -> bool:
+        """The instance failed: the rest of an episode on it cannot be trusted."""
+        return self._inst.broken
 
     @property
     def env(self) -> Environment:
@@ -291,11 +349,23 @@ class Lease:
         return self._call(self.env.observe, self.manager.deadlines.observe_s, "observe")
 
     def step(self, action: Action) -> StepResult:
-        return self._call(lambda: self.env.step(action), self.manager.deadlines.step_s, f"step {action.type}")
+        """One action; a step that leaves the instance unhealthy (a dead browser or
+        LibreOffice, a page that left the apps) is an EnvFailure, so no frame of a broken
+        screen becomes a step."""
+        injection = inject("env", env_faults.applicable(self.env))
+        return self._call(lambda: self.env.step(action), self.manager.deadlines.step_s, f"step {action.type}",
+                          injection, check_health=True)
 
     def evaluate(self) -> VerifierResult:
+        """The verifier's verdict on the final state (:class:`~guiforge.verify.runner.VerifierFailure`
+        when the verifier fails twice); an instance that died on the way is an EnvFailure,
+        never a verdict on what it left behind."""
         if self.task is None:
             raise EnvFailure("evaluate before reset")
+        if not self._inst.healthy():
+            self._inst.broken = True
+            self.manager.record_fault("the instance died before its final state was read")
+            raise EnvFailure("the instance died before its final state was read (health check failed)")
         state = self._call(self.env.final_state, self.manager.deadlines.evaluate_s, "final state")
         return self.manager.verifier.verify(
             self.task.rubric, state, feasible=self.task.feasible, deadline_s=self.manager.deadlines.evaluate_s

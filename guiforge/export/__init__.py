@@ -2,6 +2,7 @@
 ``datasets.Image`` columns), the RL pool as GRPO prompts, LLaMA-Factory sharegpt, a dataset
 card, and an ``exports`` row per export. Entry point: :func:`export_run`."""
 
-from guiforge.export.run import FORMATS, ExportResult, commit_export, export_run
+from guiforge.export.formats import EXPORT_FORMATS, ExportFormat, ExportJob
+from guiforge.export.run import ExportResult, commit_export, export_run
 
-__all__ = ["FORMATS", "ExportResult", "commit_export", "export_run"]
+__all__ = ["EXPORT_FORMATS", "ExportFormat", "ExportJob", "ExportResult", "commit_export", "export_run"]

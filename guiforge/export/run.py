@@ -14,13 +14,17 @@ from typing import Any
 from pydantic import ValidationError
 
 from guiforge.errors import GuiforgeError
-from guiforge.export.source import load_source, read_images, task_world_json
+from guiforge.export.formats import EXPORT_FORMATS, ExportJob
+from guiforge.export.rows import rl_rows, sft_rows
+from guiforge.export.source import load_source, pick_run, read_images, task_world_json
 from guiforge.export.target import check_target
 from guiforge.harness.context import ContextPolicy
+from guiforge.lake.check import verify_run
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.lake.store import Lake
+from guiforge.lake.writer import ShardCommit, commit_shard
+from guiforge.plugins import PluginError
 
-FORMATS = ("hf", "trl", "llamafactory")
 MARKER = ".guiforge-export"
 
 
@@ -65,22 +69,20 @@ def parse_context(spec: str | None) -> ContextPolicy | None:
                         f"window:K:O or JSON): {why}")
 
 
-def _dir_bytes(folder: Path) -> int:
-    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-
-
 def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "hf", coords: str | None = None,
                context: str | None = None, action_format: str | None = None) -> ExportResult:
     """``action_format`` and ``coords``: what the student writes (``export.target``); the
     defaults are the harness's JSON on the 0-999 grid, or the format's own convention."""
-    if fmt not in FORMATS:
-        raise GuiforgeError(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
+    try:
+        writer = EXPORT_FORMATS.get(fmt)
+    except PluginError as exc:
+        raise GuiforgeError(f"--format: {exc}") from None
     target = check_target(action_format, coords)
     coords = target.coords
     policy = parse_context(context)
     started = time.perf_counter()
-    from guiforge.export.rows import rl_rows, sft_rows
 
+    verify_run(lake, pick_run(lake, run_id), "export")  # a damaged shard stops here, not as a wrong dataset
     src = load_source(lake, run_id)
     sft = sft_rows(src, target, policy)
     worlds = task_world_json(lake, src.run_id, {r["world_id"] for r in src.rl_tasks if r.get("world_id")})
@@ -96,36 +98,8 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
     lake_steps = lake.read_table("steps", run_id=src.run_id, columns=["step_index"]).num_rows
     raw_per_step = sum(src.raw_bytes.values()) / max(lake_steps, 1)
     figures: dict[str, Any] = {"raw_bytes_per_step": round(raw_per_step)}
-    kinds: list[tuple[str, int, str]] = []
-    if fmt == "llamafactory":
-        from guiforge.export.llamafactory import write_llamafactory
-
-        info = write_llamafactory(out, sft, images)
-        figures["sft_bytes_per_step"] = round(_dir_bytes(out) / max(len(sft), 1))
-        kinds.append(("sft", len(sft), "llamafactory"))
-        figures["images_written"] = info["images"]
-    else:
-        from guiforge.export.card import write_card
-        from guiforge.export.hf import features_for, write_parquet
-
-        by_domain: dict[str, list] = {}
-        for r in sft:
-            by_domain.setdefault(r.domain, []).append(r)
-        for domain, rows in sorted(by_domain.items()):
-            write_parquet(out / "sft" / domain, "sft", rows, images)
-            write_parquet(out / "sft_prompt_completion" / domain, "prompt_completion", rows, images)
-        write_parquet(out / "rl", "rl", rl, images)
-        sft_bytes = _dir_bytes(out / "sft") if sft else 0
-        figures["sft_bytes_per_step"] = round(sft_bytes / max(len(sft), 1))
-        columns = list(sft[0].columns) if sft else []
-        rl_columns = list(rl[0].columns) if rl else []
-        write_card(out, run_id=src.run_id, acceptance=src.acceptance, coords=coords, target=target,
-                   context="as recorded" if policy is None else f"rebuilt with context policy {policy.kind}",
-                   sft_domains=Counter({d: len(v) for d, v in by_domain.items()}),
-                   sft_features=features_for("sft", columns), pc_features=features_for("prompt_completion", columns),
-                   rl_features=features_for("rl", rl_columns), n_rl=len(rl),
-                   exclusions=Counter(e["reason"] for e in src.exclusions), figures=figures)
-        kinds += [("sft", len(sft), fmt), ("sft_prompt_completion", len(sft), fmt), ("rl", len(rl), fmt)]
+    job = ExportJob(out, src, sft, rl, images, coords, target, policy, figures)
+    kinds = [(kind, n, fmt) for kind, n in writer().write(job)]
     seconds = time.perf_counter() - started
     figures.update({"seconds": round(seconds, 3), "rows_per_s": round((len(sft) + len(rl)) / max(seconds, 1e-9), 1),
                     "steps_considered": n_steps, "excluded": len(src.exclusions)})
@@ -158,8 +132,6 @@ def _fresh_folder(out: Path) -> None:
 def commit_export(lake: Lake, result: ExportResult, stage: str = "export") -> None:
     """The ``exports`` rows and the exclusions of an export made outside a pipeline run
     (``guiforge export``), committed under the source run like any stage's shard."""
-    from guiforge.lake.writer import ShardCommit, commit_shard
-
     # the same export again (same run, folder, format, convention) replaces its shard
     fp = fingerprint([result.run_id, str(result.out.resolve()), result.fmt, result.coords, result.context,
                       *([result.action_format] if result.action_format != "guiforge" else [])])

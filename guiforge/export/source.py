@@ -4,7 +4,8 @@ rows (tasks, worlds, judgments) every exported row points back to.
 
 Acceptance: when the run has judgments, a trajectory is exported when its judgments accept
 it (``judgments.accepted``); without judgments, when its verifier succeeded (and the card
-says so). Every trajectory or step left out is an ``exclusions`` row with its reason.
+says so). A trajectory that met a fault (``failure_kind``) is never exported. Every
+trajectory or step left out is an ``exclusions`` row with its reason.
 """
 
 from __future__ import annotations
@@ -18,10 +19,22 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from guiforge.errors import GuiforgeError
+from guiforge.failures import failure_kind, is_fault
+from guiforge.lake.exclusions import exclusion_row
 from guiforge.lake.store import Lake
-from guiforge.stages.base import exclusion_row
 
 STAGE = "export"
+# The columns an export keys on, by table: the contract the stages that write these tables
+# keep (the export stage declares it; the compile step checks every producer writes them).
+READS: dict[str, list[str]] = {
+    "trajectories": ["trajectory_id", "task_id", "sample_index", "success", "score", "env_failure", "harness_json"],
+    "steps": ["trajectory_id", "step_index", "image_sha256", "action", "prompt_json", "raw_output"],
+    "tasks": ["task_id", "domain", "instruction"],
+    "worlds": ["world_id", "persona_id", "scenario", "builder", "model", "prompt_hash"],
+    "judgments": ["trajectory_id", "accepted", "judge", "accept_reason", "accept_policy"],
+    "relabels": ["trajectory_id", "step_index"],
+    "rl_tasks": ["task_id", "domain", "rank", "world_id"],
+}
 
 
 @dataclass
@@ -93,7 +106,10 @@ def _accepted(src: Source, trajectories: list[dict], judgments: list[dict]) -> l
         kept = []
         for t in trajectories:
             verdicts = by_traj.get(t["trajectory_id"])
-            if not verdicts:
+            if is_fault(t):  # whatever a judgment says: a fault has no outcome to learn from
+                src.exclude("acceptance", f"{failure_kind(t).replace('_', ' ')}: no outcome", t["trajectory_id"],
+                            "trajectories")
+            elif not verdicts:
                 src.exclude("acceptance", "not judged", t["trajectory_id"], "trajectories")
             elif not all(j["accepted"] for j in verdicts):
                 refused = next(j for j in verdicts if not j["accepted"])
@@ -107,8 +123,9 @@ def _accepted(src: Source, trajectories: list[dict], judgments: list[dict]) -> l
     src.acceptance = "verifier"
     kept = []
     for t in trajectories:
-        if t["env_failure"]:
-            src.exclude("acceptance", "environment failure", t["trajectory_id"], "trajectories")
+        if is_fault(t):
+            src.exclude("acceptance", f"{failure_kind(t).replace('_', ' ')}: no outcome", t["trajectory_id"],
+                        "trajectories")
         elif not t["success"]:
             src.exclude("acceptance", f"verifier did not succeed (score {t['score']})", t["trajectory_id"],
                         "trajectories")
@@ -125,8 +142,7 @@ def load_source(lake: Lake, run_id: str | None = None) -> Source:
     accepted = _accepted(src, trajectories, judgments)
 
     src.tasks = {t["task_id"]: t for t in _rows(lake, "tasks", run)}
-    src.worlds = {w["world_id"]: w for w in _rows(lake, "worlds", run, ["world_id", "persona_id", "scenario",
-                                                                          "builder", "model", "prompt_hash"])}
+    src.worlds = {w["world_id"]: w for w in _rows(lake, "worlds", run, READS["worlds"])}
     steps_by: dict[str, list[dict]] = defaultdict(list)
     for s in _rows(lake, "steps", run):
         steps_by[s["trajectory_id"]].append(s)
@@ -145,7 +161,7 @@ def load_source(lake: Lake, run_id: str | None = None) -> Source:
     # s0's frame for the RL prompts: step 0 of the task's first trajectory (s0 is rebuilt
     # the same way every reset, so any trajectory's first frame is the task's)
     by_task = {}
-    for t in trajectories:
+    for t in sorted(trajectories, key=is_fault):  # a fault's first frame may be its last sound one
         first = steps_by.get(t["trajectory_id"])
         if first and first[0]["step_index"] == 0 and t["task_id"] not in by_task:
             by_task[t["task_id"]] = first[0]

@@ -19,7 +19,9 @@ from typing import Any
 
 from guiforge.envs.actions import Action
 from guiforge.errors import GuiforgeError
+from guiforge.harness.episode import system_prompt
 from guiforge.harness.formats import (
+    ACTION_FORMATS,
     COORD_KINDS,
     ActionFormat,
     CoordSystem,
@@ -32,9 +34,7 @@ Frame = tuple[int, int] | None
 
 
 def text_formats() -> list[str]:
-    from guiforge.harness.formats import BUILTIN
-
-    return [name for name, cls in BUILTIN.items() if not cls.native_tools]
+    return [name for name, cls in ACTION_FORMATS.load_all().items() if isinstance(cls, type) and not cls.native_tools]
 
 
 @dataclass(frozen=True)
@@ -52,8 +52,6 @@ class Target:
         return self.action_format == "guiforge" and self.coords == "grid999"
 
     def system(self, domain: str, variant: str | None, frame: Frame) -> str:
-        from guiforge.harness.episode import system_prompt
-
         return system_prompt(domain, variant, None, self.codec, self.coord_system(frame))
 
     def coord_system(self, frame: Frame) -> CoordSystem:

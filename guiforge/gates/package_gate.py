@@ -1,6 +1,11 @@
 """The package gate: in the real environment, the verifier fails on the initial state,
 passes after the reference solution, and fails again after reset. A task whose reference
-does not run, or whose verifier cannot tell done from not done, never reaches the lake."""
+does not run, or whose verifier cannot tell done from not done, never reaches the lake.
+
+A fault of the environment or the verifier during the gate says nothing about the task:
+the gate runs again on a fresh instance, and if the fault repeats the task is excluded
+under the fault's kind (``env_failure``, ``verifier_failure``) with its reason, never with
+a verdict on the task."""
 
 from __future__ import annotations
 
@@ -8,9 +13,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from guiforge.envs.base import EnvFailure, EnvSpec, TaskSpec
+from guiforge import shutdown
+from guiforge.envs.base import EnvSpec, TaskSpec
 from guiforge.envs.manager import EnvManager
-from guiforge.orchestration import shutdown
+from guiforge.failures import Fault
+from guiforge.faults import unit
 from guiforge.teacher.reference import GroundingError, ReferenceProgram
 
 
@@ -59,6 +66,9 @@ def run_reference(
     return actions, None
 
 
+GATE_SPAN = 3  # an injected fault strikes one of the first three steps or evaluations
+
+
 class PackageGate:
     def __init__(self, manager: EnvManager, attempts: int = 2, acquire_timeout_s: float = 1800.0):
         self.manager = manager
@@ -67,14 +77,19 @@ class PackageGate:
         self.acquire_timeout_s = acquire_timeout_s
 
     def check(self, spec: TaskSpec, reference: list[dict], variant: str | None = None) -> Verdict:
-        last = ""
-        for _ in range(self.attempts):
+        faults: list[Fault] = []
+        for attempt in range(self.attempts):
             try:
-                return self._check(spec, reference, variant)
-            except EnvFailure as exc:  # the environment failed, not the task: try a fresh one
+                # an injected fault (guiforge.faults) strikes a reference step or an evaluation
+                with unit(spec.task_id, attempt, env=GATE_SPAN, verifier=GATE_SPAN):
+                    return self._check(spec, reference, variant)
+            except Fault as exc:  # the machinery failed, not the task: try a fresh instance
                 shutdown.check("during the package gate")  # closed by a shutdown: not the task's fault
-                last = str(exc)
-        return Verdict(False, reason=f"environment failure: {last}", details={"env_failure": True})
+                faults.append(exc)
+        last = faults[-1]
+        label = {"env_failure": "environment failure", "verifier_failure": "verifier failure"}.get(last.kind, last.kind)
+        return Verdict(False, gate=last.kind, reason=f"{label} in {len(faults)} attempts: {last}",
+                       details={"failure_kind": last.kind, "faults": [f"{f.kind}: {f}" for f in faults]})
 
     def _check(self, spec: TaskSpec, reference: list[dict], variant: str | None) -> Verdict:
         started = time.perf_counter()

@@ -1,7 +1,8 @@
 """One rollout path for collection, evaluation and RL: reset, then per step build the
 context, ask the policy, parse (retrying with the parse error fed back), execute, record;
-finally evaluate. An environment fault ends the episode as ``env_failure``, never as a
-reward of 0."""
+finally evaluate. A fault of the machinery ends the episode as a row of its kind
+(``env_failure``, ``model_failure``, ``verifier_failure``: no verdict, never a reward of 0);
+replies that cannot be parsed end it as a ``parse_failure``, evaluated as it stands."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from jinja2 import Environment as Jinja
 
 from guiforge.envs.actions import Action, action_pixels
 from guiforge.envs.base import EnvFailure, Observation, TaskSpec, VerifierResult
+from guiforge.envs.targets import element_at
+from guiforge.failures import ENV_FAILURE, PARSE_FAILURE, Fault
 from guiforge.harness.context import ContextPolicy, Observed, Turn, build_messages, shared_prefix
 from guiforge.harness.formats import ActionFormat, CoordSystem, ParseError, get_format
 from guiforge.harness.policies import Policy, Reply, TurnInput
@@ -91,6 +94,7 @@ class Episode:
     steps: list[StepRecord] = field(default_factory=list)
     verdict: VerifierResult | None = None
     env_failure: bool = False
+    failure_kind: str | None = None  # guiforge.failures: env, model, verifier or parse failure
     error: str | None = None
     wall_s: float = 0.0
     answer: str | None = None
@@ -108,6 +112,10 @@ class Episode:
         return sum(s.output_tokens for s in self.steps)
 
 
+_FAULT_LABELS = {"env_failure": "environment failure", "model_failure": "model failure",
+                 "verifier_failure": "verifier failure"}
+
+
 def _observed(obs: Observation, feedback: str) -> Observed:
     return Observed(obs.screenshot, f"image/{obs.format}", obs.text, feedback)
 
@@ -118,24 +126,6 @@ def _summary(action: Action | None, feedback: str, error: str | None) -> str:
     fields = action.model_dump(exclude_none=True)
     what = " ".join(f"{k}={v}" for k, v in fields.items() if k != "type")
     return f"{action.type} {what}".strip()[:160] + (f" -> {error}" if error else f" -> {feedback[:80]}" if feedback else "")
-
-
-_TARGET_KEYS = ("id", "tag", "role", "type", "label", "box")
-
-
-def element_at(obs: Observation, action: Action | None) -> dict[str, Any] | None:
-    """The smallest scanned element whose box holds the action's point (pixels), or None."""
-    elements = obs.debug.get("elements") or []
-    if action is None or action.x is None or action.y is None or not elements or not obs.width:
-        return None
-    point = action_pixels(action, obs.width, obs.height)
-    px, py = point["x"], point["y"]
-    hits = [e for e in elements if e.get("box") and e["box"][0] <= px < e["box"][0] + e["box"][2]
-            and e["box"][1] <= py < e["box"][1] + e["box"][3]]
-    if not hits:
-        return None
-    best = min(hits, key=lambda e: e["box"][2] * e["box"][3])
-    return {k: best.get(k) for k in _TARGET_KEYS}
 
 
 def policy_coords(policy: Policy, codec: ActionFormat, obs: Observation) -> CoordSystem:
@@ -197,6 +187,18 @@ def _attempt(reply: Reply, error: str | None) -> dict[str, Any]:
     return {"raw": reply.model_reply().raw(), "error": error, "cached": reply.cached}
 
 
+def check_sequence(before: Observation, after: Observation, index: int) -> None:
+    """The frame a step returns must be the one taken after its action: numbered one past the
+    frame the action was chosen on (Observation.seq). Anything else is a stale or foreign
+    frame, which would pair a screen with the wrong action: an environment fault."""
+    if before.seq is None and after.seq is None:
+        return  # an adapter that does not number its frames (tools)
+    expected = None if before.seq is None else before.seq + 1
+    if after.seq != expected:
+        raise EnvFailure(f"step {index}: the frame after the action is numbered {after.seq}, not {expected}: "
+                         "a stale frame, not recorded")
+
+
 def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, variant: str | None = None,
                 max_parse_retries: int = 2, tools: list[str] | None = None) -> Episode:
     started = time.perf_counter()
@@ -248,9 +250,11 @@ def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, v
                                                 prompt_hash(messages), prefix, len(messages), prompt,
                                                 attempts=attempts))
                 episode.error = error
+                episode.failure_kind = PARSE_FAILURE
                 break
             target = element_at(obs, action)
             result = lease.step(action)
+            check_sequence(obs, result.observation, index)
             pixels = action_pixels(action, obs.width, obs.height) if obs.width else None
             episode.steps.append(StepRecord(index, obs.screenshot, obs.format, obs.width, obs.height, thought,
                                             raw, action, pixels, result.feedback, result.error, latency,
@@ -267,8 +271,10 @@ def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, v
                 episode.answer, episode.status = result.answer, result.status
                 break
         episode.verdict = lease.evaluate()
-    except EnvFailure as exc:
-        episode.env_failure = True
-        episode.error = f"environment failure: {exc}"
+    except Fault as exc:  # the machinery failed, not the agent: no verdict
+        episode.verdict = None
+        episode.failure_kind = exc.kind
+        episode.env_failure = exc.kind == ENV_FAILURE
+        episode.error = f"{_FAULT_LABELS.get(exc.kind, exc.kind)}: {exc}"
     episode.wall_s = round(time.perf_counter() - started, 4)
     return episode

@@ -20,6 +20,7 @@ from guiforge.harness.formats import ModelReply, ToolCall
 from guiforge.harness.parser import format_reply
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.models.base import Message, ModelClient
+from guiforge.models.loop import run
 from guiforge.teacher.mistakes import (
     Mistake,
     focused_field,
@@ -93,8 +94,6 @@ class ModelPolicy:
                               "max_edge": config.max_edge}
 
     def act(self, turn: TurnInput) -> Reply:
-        from guiforge.models.loop import run
-
         params: dict = {} if self.sample is None else {"sample": self.sample}
         if turn.tools:
             params["tools"] = turn.tools

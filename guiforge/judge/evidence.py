@@ -112,6 +112,7 @@ class FrameDiffer:
     def thumb(self, sha: str, data: bytes) -> bytes:
         hit = self._thumbs.get(sha)
         if hit is None:
+            # heavy: PIL, imported when this runs
             from PIL import Image
 
             with Image.open(io.BytesIO(data)) as im:

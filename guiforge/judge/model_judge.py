@@ -9,6 +9,7 @@ from importlib import resources
 
 from jinja2 import BaseLoader, Environment, TemplateNotFound
 
+from guiforge.failures import MODEL_FAILURE, PARSE_FAILURE
 from guiforge.judge.evidence import JudgeView
 from guiforge.judge.verdict import JudgeReply, Verdict
 from guiforge.models.base import ImagePart, Message, ModelClient, prompt_hash
@@ -71,10 +72,15 @@ async def ajudge(client: ModelClient, view: JudgeView, images: dict[str, bytes],
     cost = sum(c.cost_usd for c in result.completions)
     model = f"{client.config.provider}:{client.config.model}"
     frames = [sha for _, sha in view.key_frames]
+    if result.failure is not None:  # the endpoint failed for good: no verdict, not the trajectory's fault
+        return Verdict(None, None, f"model failure: {result.failure}"[:2000], model, prompt_hash(messages),
+                       evidence_images=frames, failure_kind=MODEL_FAILURE, flags=[MODEL_FAILURE],
+                       input_tokens=tokens_in, output_tokens=tokens_out, cost_usd=cost)
     if result.value is None:
         return Verdict(None, None, f"parse failure after {result.attempts} attempts: {result.errors[-1]}"[:2000],
                        model, prompt_hash(messages), evidence_images=frames, parse_failure=True,
-                       flags=["parse_failure"], input_tokens=tokens_in, output_tokens=tokens_out, cost_usd=cost)
+                       failure_kind=PARSE_FAILURE, flags=["parse_failure"], input_tokens=tokens_in,
+                       output_tokens=tokens_out, cost_usd=cost)
     reply = result.value
     return Verdict(reply.success, reply.score, reply.rationale, model, prompt_hash(messages),
                    evidence_steps=reply.evidence_steps or [i for i, _ in view.key_frames], evidence_images=frames,

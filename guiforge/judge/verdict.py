@@ -20,7 +20,7 @@ class JudgeReply(BaseModel):
 
 @dataclass
 class Verdict:
-    success: bool | None  # None: the judge gave no verdict (a parse failure)
+    success: bool | None  # None: no verdict (a parse or model failure, or nothing to judge)
     score: float | None
     rationale: str
     judge_model: str
@@ -29,6 +29,7 @@ class Verdict:
     evidence_images: list[str] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
     parse_failure: bool = False
+    failure_kind: str | None = None  # the judge's own: parse_failure, model_failure (guiforge.failures)
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0

@@ -82,6 +82,7 @@ class ShardContent:
         return True
 
     def add_image(self, data: bytes, fmt: str | None = None) -> tuple[str, int, int]:
+        # heavy: PIL, imported when this runs
         from PIL import Image
 
         sha = sha256_bytes(data)

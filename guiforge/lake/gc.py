@@ -15,10 +15,12 @@ import hashlib
 import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
+from guiforge.errors import GuiforgeError
 from guiforge.lake.blobs import CONTENT_TABLES
-from guiforge.lake.store import MANIFEST_DIR, TMP_MARK, Lake
+from guiforge.lake.lock import live_runs
+from guiforge.lake.manifests import DamagedManifest, Entry, all_entries, claimed_files
+from guiforge.lake.store import Lake
 
 # content table -> the (table, column) pairs whose values name its hashes
 REFERENCES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -26,35 +28,6 @@ REFERENCES: dict[str, tuple[tuple[str, str], ...]] = {
     "blobs": (),
 }
 KEPT_STAGE = "_kept"
-
-
-@dataclass
-class Entry:
-    """A manifest entry and where it lies."""
-
-    run_id: str
-    stage: str
-    manifest: str
-    body: dict[str, Any]
-
-    def files(self) -> dict[str, str]:
-        """table -> resolved file path, for outputs that hold rows."""
-        return {t: w["path"] for t, w in self.body.get("outputs", {}).items() if w.get("path")}
-
-
-def all_entries(lake: Lake, run_id: str | None = None) -> list[Entry]:
-    out = []
-    runs = [f"run={run_id}"] if run_id else [posixpath.basename(p.rstrip("/"))
-                                             for p in lake._ls(lake.path(MANIFEST_DIR))]
-    for run in runs:
-        if not run.startswith("run="):
-            continue
-        for stage_dir in lake._ls(lake.path(MANIFEST_DIR, run)):
-            stage = posixpath.basename(stage_dir.rstrip("/"))
-            for p in sorted(lake._ls(stage_dir)):
-                if p.endswith(".json") and TMP_MARK not in posixpath.basename(p):
-                    out.append(Entry(run[4:], stage, p, lake.read_json(p)))
-    return out
 
 
 def _hashes(lake: Lake, path: str, column: str = "sha256") -> set[str]:
@@ -68,6 +41,15 @@ def _hashes(lake: Lake, path: str, column: str = "sha256") -> set[str]:
     return out
 
 
+def _readable_hashes(lake: Lake, path: str) -> set[str]:
+    """The hashes a content file holds; none if it is gone or does not open (a damaged file
+    is not kept for what it might hold)."""
+    try:
+        return _hashes(lake, path)
+    except (OSError, ValueError):  # pyarrow's ArrowInvalid is a ValueError
+        return set()
+
+
 def referenced(lake: Lake, table: str, entries: Iterable[Entry]) -> set[str]:
     """Hashes of ``table`` that the rows of ``entries`` refer to."""
     out: set[str] = set()
@@ -78,7 +60,6 @@ def referenced(lake: Lake, table: str, entries: Iterable[Entry]) -> set[str]:
                 try:
                     out |= _hashes(lake, lake.resolve(path), column)
                 except (OSError, ValueError) as exc:  # what it refers to is unknown: delete nothing
-                    from guiforge.errors import GuiforgeError
 
                     raise GuiforgeError(f"lake gc: {lake.relative(lake.resolve(path))} does not open ({str(exc)[:80]}); "
                                         "nothing was deleted: see `guiforge lake check`") from None
@@ -105,6 +86,8 @@ def _keep(lake: Lake, entry: Entry, table: str, dry_run: bool) -> str:
             with lake.fs.open(new, "rb") as fh:
                 data = fh.read()
             written.update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
+        if written.get("rows") is None:
+            written["rows"] = lake.footer_rows(new)
         body = {"stage": KEPT_STAGE, "run_id": entry.run_id, "fingerprint": f"{table}-{fp}", "key": f"kept {table}",
                 "inputs": [], "outputs": {table: written}, "kept_from": entry.body.get("stage")}
         lake.write_json(body, lake.manifest_path(entry.run_id, KEPT_STAGE, f"{table}-{fp}"))
@@ -119,8 +102,10 @@ def delete_entries(lake: Lake, doomed: list[Entry | dict], dry_run: bool = False
     doomed_manifests = {e.manifest for e in doomed_entries}
     result = Deletion()
     keep_files: set[str] = set()
+    # A manifest that does not read could name any file: then nothing is deleted (it raises).
+    survivors = [e for e in all_entries(lake) if e.manifest not in doomed_manifests]
+    protected = set(claimed_files(lake, survivors))  # a file another entry names is never deleted
     if any(t in CONTENT_TABLES for e in doomed_entries for t in e.files()):
-        survivors = [e for e in all_entries(lake) if e.manifest not in doomed_manifests]
         for table in CONTENT_TABLES:
             mine = [e for e in doomed_entries if table in e.files()]
             if not mine:
@@ -128,15 +113,17 @@ def delete_entries(lake: Lake, doomed: list[Entry | dict], dry_run: bool = False
             needed = referenced(lake, table, survivors)
             for e in survivors:
                 if table in e.files():
-                    needed -= _hashes(lake, lake.resolve(e.files()[table]))
+                    needed -= _readable_hashes(lake, lake.resolve(e.files()[table]))
             for e in mine:
-                if needed & _hashes(lake, lake.resolve(e.files()[table])):
+                if lake.resolve(e.files()[table]) in protected:
+                    continue
+                if needed & _readable_hashes(lake, lake.resolve(e.files()[table])):
                     keep_files.add(lake.resolve(e.files()[table]))
                     result.kept.append(_keep(lake, e, table, dry_run))
     for e in doomed_entries:
         for path in e.files().values():
             path = lake.resolve(path)
-            if path in keep_files:
+            if path in keep_files or path in protected:
                 continue
             result.deleted.append(path)
             if not dry_run and lake.exists(path):
@@ -163,11 +150,19 @@ def remove_run(lake: Lake, run_id: str, dry_run: bool = False) -> Deletion:
 
 def collect(lake: Lake, dry_run: bool = False) -> Deletion:
     """Mark and sweep the whole lake, skipping runs a live process is writing."""
-    from guiforge.lake.lock import live_runs
-
     busy = live_runs(lake)
-    entries = all_entries(lake)
-    listed = {lake.resolve(p) for e in entries for p in e.files().values()}
+    damaged: list[DamagedManifest] = []
+    entries = all_entries(lake, damaged=damaged)
+    if damaged:  # it could list any file: collecting now could delete a committed shard
+        raise GuiforgeError(f"lake gc: manifest {lake.relative(damaged[0].path)} is unreadable ({damaged[0].why}); "
+                            "nothing was deleted: see `guiforge lake check`")
+    claims = claimed_files(lake, entries)
+    for path, claimants in claims.items():
+        names = sorted({lake.relative(e.manifest) for e in claimants})
+        if len(names) > 1:
+            raise GuiforgeError(f"lake gc: {lake.relative(path)} is named by {len(names)} manifest entries "
+                                f"({', '.join(names)}); nothing was deleted: see `guiforge lake check`")
+    listed = set(claims)
     result = Deletion()
     needed = {t: referenced(lake, t, entries) for t in CONTENT_TABLES}
     for table in lake.tables():
@@ -193,7 +188,7 @@ def collect(lake: Lake, dry_run: bool = False) -> Deletion:
                   for t, p in x.files().items() if t == table}
         elsewhere: set[str] = set()
         for p in others:
-            elsewhere |= _hashes(lake, p)
+            elsewhere |= _readable_hashes(lake, p)
         if not ((needed[table] - elsewhere) & _hashes(lake, lake.resolve(path))):
             result.deleted += delete_entries(lake, [e], dry_run).deleted
     return result

@@ -13,6 +13,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from guiforge.lake.store import Lake
@@ -95,6 +96,4 @@ class ImageReader:
 
 
 def _array(values: list[str]):
-    import pyarrow as pa
-
     return pa.array(values, pa.string())

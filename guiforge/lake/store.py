@@ -21,6 +21,7 @@ import io
 import json
 import os
 import posixpath
+import re
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from guiforge.errors import GuiforgeError
+from guiforge.lake.tables import table_spec
 
 MANIFEST_DIR = "_manifest"
 TMP_MARK = ".tmp-"
@@ -44,6 +46,49 @@ def _below_root(path: str) -> str:
         if parts[i].startswith("run="):
             return "/".join(parts[i - 1:])
     return path.strip("/")
+
+
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.=-]{0,120}")
+
+
+def checked_run_id(run_id: str) -> str:
+    """``run_id`` if it is one folder name (never ``..`` or a path): what a lake writes stays in it."""
+    if not isinstance(run_id, str) or not RUN_ID.fullmatch(run_id):
+        raise GuiforgeError(f"run id {run_id!r} is not valid: letters, digits, _ . - (one folder name)")
+    return run_id
+
+
+class DamagedManifest(GuiforgeError):
+    """A manifest entry that does not parse or lacks its fields."""
+
+    def __init__(self, lake: Lake, path: str, why: str):
+        self.path, self.why = path, why
+        super().__init__(f"lake {lake.uri}: manifest {lake.relative(path)} is unreadable ({why}); "
+                         f"`guiforge lake check --lake {lake.uri}` lists the damage and how to repair it")
+
+
+def read_manifest(lake: Lake, path: str) -> dict[str, Any]:
+    """One manifest entry, checked for the fields readers rely on."""
+    try:
+        with lake.fs.open(path, "rb") as fh:
+            body = json.loads(fh.read())
+    except UnicodeDecodeError:
+        raise DamagedManifest(lake, path, "not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise DamagedManifest(lake, path, f"invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    if not isinstance(body, dict) or not isinstance(body.get("outputs"), dict) \
+            or not isinstance(body.get("fingerprint"), str):
+        raise DamagedManifest(lake, path, "not a manifest entry: it needs 'fingerprint' and 'outputs'")
+    for table, written in body["outputs"].items():
+        if not isinstance(written, dict) or not isinstance(written.get("rows") or 0, int) \
+                or not isinstance(written.get("path") or "", str):
+            raise DamagedManifest(lake, path, f"outputs.{table} is not {{rows, path, bytes, sha256}}")
+        try:
+            if written.get("path"):
+                lake.resolve(written["path"])
+        except GuiforgeError:
+            raise DamagedManifest(lake, path, f"outputs.{table}.path {written['path']!r} lies outside the lake") from None
+    return body
 
 
 @dataclass(frozen=True)
@@ -84,26 +129,30 @@ class Lake:
         """The filesystem path of a recorded ``path``: relative paths are taken from the lake
         root; an absolute path under the root is kept; any other absolute path (an old lake,
         moved or copied) is mapped by its part below the lake root (``<table>/run=...`` or
-        ``_manifest/run=...``), never read where it points."""
+        ``_manifest/run=...``), never read where it points. A path that leads out of the lake
+        (``..``) is refused: nothing a manifest says is read or deleted outside the lake."""
         if "://" in path:
             path = path.split("://", 1)[1]
         root = self.root.rstrip("/")
-        if path.startswith(root + "/"):
-            return path
-        return self.path(_below_root(path))
+        out = path if path.startswith(root + "/") else self.path(_below_root(path))
+        if "/.." in out or out.startswith(".."):
+            out = posixpath.normpath(out)
+            if not out.startswith(root + "/"):
+                raise GuiforgeError(f"lake {self.uri}: {path!r} lies outside the lake")
+        return out
 
     def url(self, path: str) -> str:
         """A URL for ``path`` that DuckDB or another reader can open."""
         return path if self.is_local else f"{self.protocol}://{path.lstrip('/')}"
 
     def run_dir(self, table: str, run_id: str) -> str:
-        return self.path(table, f"run={run_id}")
+        return self.path(table, f"run={checked_run_id(run_id)}")
 
     def shard_path(self, table: str, run_id: str, fingerprint: str) -> str:
         return posixpath.join(self.run_dir(table, run_id), f"part-{fingerprint}.parquet")
 
     def manifest_dir(self, run_id: str, stage: str) -> str:
-        return self.path(MANIFEST_DIR, f"run={run_id}", stage)
+        return self.path(MANIFEST_DIR, f"run={checked_run_id(run_id)}", stage)
 
     def manifest_path(self, run_id: str, stage: str, fingerprint: str) -> str:
         return posixpath.join(self.manifest_dir(run_id, stage), f"{fingerprint}.json")
@@ -182,9 +231,11 @@ class Lake:
         return sorted(files, key=lambda f: (f.run_id, f.path))
 
     def manifest_entries(self, run_id: str, stage: str) -> Iterator[dict[str, Any]]:
+        """The committed entries of one stage of one run; an unreadable one raises
+        :class:`DamagedManifest` naming its file."""
         for p in sorted(self._ls(self.manifest_dir(run_id, stage))):
-            if p.endswith(".json"):
-                yield self.read_json(p)
+            if p.endswith(".json") and TMP_MARK not in posixpath.basename(p):
+                yield read_manifest(self, p)
 
     def remove_stale_temporaries(self, directory: str) -> int:
         """Delete half-written files a killed writer left in ``directory``; returns how many."""
@@ -203,14 +254,17 @@ class Lake:
     def read_table(
         self, table: str, run_id: str | None = None, columns: list[str] | None = None
     ) -> pa.Table:
-        from guiforge.schemas import table_spec
-
         schema = table_spec(table).schema
         files = self.shard_files(table, run_id)
         if not files:
             return schema.empty_table() if columns is None else schema.empty_table().select(columns)
         parts = [self.read_shard(f.path, columns) for f in files]
         return pa.concat_tables(parts, promote_options="default")
+
+    def footer_rows(self, path: str) -> int:
+        """The row count a shard's Parquet footer records (reads the footer only)."""
+        with self.fs.open(self.resolve(path), "rb") as fh:
+            return pq.ParquetFile(fh).metadata.num_rows
 
     def read_shard(self, path: str, columns: list[str] | None = None) -> pa.Table:
         """One shard file; ``path`` as recorded (relative to the root, or an old absolute one)."""

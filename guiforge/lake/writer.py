@@ -13,7 +13,8 @@ import pyarrow as pa
 from guiforge import __version__
 from guiforge.errors import GuiforgeError
 from guiforge.lake.store import Lake
-from guiforge.schemas import SCHEMA_VERSION, table_spec
+from guiforge.lake.tables import table_spec
+from guiforge.schemas import SCHEMA_VERSION
 
 Rows = Sequence[Mapping[str, Any]] | pa.Table
 
@@ -50,11 +51,22 @@ def to_arrow(table: str, rows: Rows, run_id: str) -> pa.Table:
         try:
             out = pa.Table.from_pylist(prepared, schema=schema)
         except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-            raise SchemaViolation(f"table {table}: {exc}") from None
+            raise SchemaViolation(f"table {table}: {_culprit(prepared, schema)}{exc}") from None
     for f in schema:
         if not f.nullable and out.column(f.name).null_count:
             raise SchemaViolation(f"table {table}: column {f.name} is required but has nulls")
     return out
+
+
+def _culprit(rows: list[dict[str, Any]], schema: pa.Schema) -> str:
+    """Which row and column a failed conversion came from (``row 3: column apps: ``)."""
+    for f in schema:
+        for i, row in enumerate(rows):
+            try:
+                pa.array([row.get(f.name)], type=f.type)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+                return f"row {i}: column {f.name}: "
+    return ""
 
 
 @dataclass

@@ -6,14 +6,16 @@ from typing import Any
 
 import anthropic
 
+from guiforge.faults.http import fault_headers, with_fault_transport
 from guiforge.models.base import (
     TOOL_RESULT,
     Completion,
     ImagePart,
     Message,
     ModelClient,
-    TransientError,
+    transport_error,
 )
+from guiforge.models.errors import TransientError
 from guiforge.models.images import AS_CAPTURED, ImageSizing, sized_for_sending, sizing_for
 from guiforge.models.transport import sdk_http_client
 
@@ -76,14 +78,14 @@ def _tool(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 class AnthropicClient(ModelClient):
-    def __init__(self, config, cache=None):
-        super().__init__(config, cache)
+    def __init__(self, config, cache=None, role=None):
+        super().__init__(config, cache, role)
         self.client = anthropic.AsyncAnthropic(
             api_key=config.api_key(), base_url=config.base_url, max_retries=0, timeout=config.timeout_s,
-            http_client=sdk_http_client(anthropic, config.concurrency),
+            http_client=with_fault_transport(sdk_http_client(anthropic, config.concurrency)),
         )
 
-    async def _send(self, messages: list[Message], **params: Any) -> Completion:
+    async def _send(self, messages: list[Message], fault: str | None = None, **params: Any) -> Completion:
         system = "\n\n".join(m.content for m in messages if m.role == "system" and isinstance(m.content, str))
         body: dict[str, Any] = {
             "model": self.config.model,
@@ -107,16 +109,13 @@ class AnthropicClient(ModelClient):
         try:
             # The SDK's low-level post (auth, version header, timeouts, error types) with the
             # reply as plain JSON, without messages.create's TypedDict walk and pydantic models.
-            resp = await self.client.post("/v1/messages", body=body, cast_to=object, options={"headers": headers})
-        except (anthropic.RateLimitError, anthropic.InternalServerError, anthropic.APITimeoutError,
-                anthropic.APIConnectionError) as exc:
-            raise TransientError(f"{type(exc).__name__}: {exc}") from exc
-        except anthropic.APIStatusError as exc:
-            if exc.status_code in (408, 409, 529) or exc.status_code >= 500:
-                raise TransientError(f"HTTP {exc.status_code}") from exc
-            raise
+            resp = await self.client.post("/v1/messages", body=body, cast_to=object,
+                                          options={"headers": {**headers, **fault_headers(fault)}})
+        except (anthropic.APIError, ValueError) as exc:  # ValueError: a body the SDK could not parse
+            raise transport_error(exc, anthropic) from exc
         if not isinstance(resp, dict) or not isinstance(resp.get("content"), list):
-            raise ValueError(f"{self.endpoint}: a message reply without content: {str(resp)[:200]}")
+            raise TransientError(f"unreadable reply body: a message reply without content: "
+                                 f"{' '.join(str(resp).split())[:160]}")
         blocks = [b for b in resp["content"] if isinstance(b, dict)]
         text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
         thinking = "\n\n".join(b.get("thinking", "") for b in blocks if b.get("type") == "thinking")

@@ -3,9 +3,10 @@
 A request is a list of messages whose content is text and images; providers translate it
 to their wire format. Every call goes through :meth:`ModelClient.acomplete`, which adds a
 per-endpoint adaptive concurrency cap (:mod:`guiforge.models.limits`), retries on
-429/5xx/timeouts that wait as long as the server's ``retry-after`` asks (else exponential
-backoff with jitter), a content-addressed cache and token/cost accounting; providers
-implement only :meth:`_send`.
+429/5xx/timeouts/unreadable bodies that wait as long as the server's ``retry-after`` asks
+(else exponential backoff with jitter), a content-addressed cache and token/cost
+accounting; providers implement only :meth:`_send`. A call that fails for good raises
+:class:`~guiforge.models.errors.ModelFailure`, one line naming the role and the endpoint.
 """
 
 from __future__ import annotations
@@ -25,9 +26,11 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from guiforge.faults import inject
 from guiforge.lake.fingerprint import fingerprint, sha256_bytes
 from guiforge.models.config import ModelConfig
-from guiforge.models.limits import CONGESTION_STATUSES, EndpointLimiter, Outcome, retry_after_s
+from guiforge.models.errors import ModelFailure, RequestRejected, TransientError, describe_error
+from guiforge.models.limits import CONGESTION_STATUSES, EndpointLimiter, Outcome
 
 
 @dataclass(frozen=True)
@@ -81,28 +84,6 @@ class Completion:
     reasoning: str | None = None
 
 
-class TransientError(Exception):
-    """A failure worth retrying (429, 5xx, timeout, connection reset).
-
-    ``status`` and ``retry_after_s`` come from the SDK error it was raised from when not
-    given: the HTTP status and the server's retry-after hint."""
-
-    def __init__(self, message: str = "", status: int | None = None, retry_after_s: float | None = None):
-        super().__init__(message)
-        self.status = status
-        self.retry_after_s = retry_after_s
-
-    def hints(self) -> tuple[int | None, float | None]:
-        status, wait = self.status, self.retry_after_s
-        response = getattr(self.__cause__, "response", None)  # openai/anthropic APIStatusError
-        if response is not None:
-            if status is None:
-                status = getattr(response, "status_code", None)
-            if wait is None:
-                wait = retry_after_s(getattr(response, "headers", None))
-        return status, wait
-
-
 _backoff = wait_random_exponential(multiplier=0.5, max=20)
 
 
@@ -125,8 +106,9 @@ _LIMITERS: dict[tuple[str, str], EndpointLimiter] = {}
 
 
 class ModelClient(ABC):
-    def __init__(self, config: ModelConfig, cache: Any | None = None):
+    def __init__(self, config: ModelConfig, cache: Any | None = None, role: str | None = None):
         self.config = config
+        self.role = role  # named in every failure, with the endpoint
         self.cache = cache if config.cache else None
         self.calls = 0
         self.totals = {"input_tokens": 0, "output_tokens": 0, "cost_usd": 0.0}
@@ -144,12 +126,21 @@ class ModelClient(ABC):
             _LIMITERS[key] = EndpointLimiter(self.config.concurrency)
         return _LIMITERS[key]
 
-    async def _send_limited(self, messages: list[Message], retry: bool, **params: Any) -> Completion:
+    def failure(self, what: str, status: int | None = None, attempts: int = 1) -> ModelFailure:
+        """A :class:`ModelFailure` that names the role, the model and the endpoint."""
+        where = self.config.base_url or f"the {self.config.provider} API"
+        role = self.role or "model"
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        return ModelFailure(f"{role} ({self.config.provider}:{self.config.model}) at {where}: {what}{tries}",
+                            status, attempts)
+
+    async def _send_limited(self, messages: list[Message], retry: bool, fault: str | None = None,
+                            **params: Any) -> Completion:
         limiter = self.limiter
         await limiter.acquire(retry)
         outcome: Outcome = "error"
         try:
-            completion = await self._send(messages, **params)
+            completion = await self._send(messages, fault=fault, **params)
             outcome = "ok"
             return completion
         except TransientError as exc:
@@ -169,24 +160,35 @@ class ModelClient(ABC):
         replayed from the cache on a rerun, and sample k is sent seed + k where a seed is
         set). ``use_cache=False`` neither reads nor writes the cache (a retry after a reply
         that could not be used must be a fresh draw)."""
+        # An injected fault (guiforge.faults) meets every attempt of this call, as an outage
+        # would; decided before the cache is read, so a rerun numbers its calls the same, and a
+        # call that meets one goes to the endpoint (a cached reply could not have met it).
+        injection = inject("model")
+        fault = injection.kind if injection else None
         # The key hashes every image of the prompt: computed only when a cache will use it.
-        key = self.cache_key(messages, **params) if self.cache is not None and use_cache else None
+        key = self.cache_key(messages, **params) if self.cache is not None and use_cache and not fault else None
         if key is not None:
             hit = self.cache.get(key)
             if hit is not None:
                 return Completion(**{**hit, "cached": True})
         started = time.perf_counter()
         attempts = 0
-        async for attempt in AsyncRetrying(
-            retry=retry_if_exception(lambda e: isinstance(e, TransientError)),
-            stop=stop_after_attempt(self.config.max_retries + 1),
-            wait=_retry_wait,
-            reraise=True,
-        ):
-            with attempt:
-                attempts += 1
-                waited = attempt.retry_state.idle_for
-                completion = await self._send_limited(messages, attempts > 1, **params)
+        note = f" [{injection.describe()}]" if injection else ""
+        try:
+            async for attempt in AsyncRetrying(
+                retry=retry_if_exception(lambda e: isinstance(e, TransientError)),
+                stop=stop_after_attempt(self.config.max_retries + 1),
+                wait=_retry_wait,
+                reraise=True,
+            ):
+                with attempt:
+                    attempts += 1
+                    waited = attempt.retry_state.idle_for
+                    completion = await self._send_limited(messages, attempts > 1, fault, **params)
+        except TransientError as exc:
+            raise self.failure(f"{exc}{note}", exc.hints()[0], attempts) from exc
+        except RequestRejected as exc:
+            raise self.failure(f"{exc}{note}", exc.status, attempts) from exc
         completion.latency_s = time.perf_counter() - started
         completion.attempts = attempts
         completion.retry_wait_s = waited
@@ -202,8 +204,26 @@ class ModelClient(ABC):
         return completion
 
     @abstractmethod
-    async def _send(self, messages: list[Message], **params: Any) -> Completion:
-        """One request in the provider's wire format; raise TransientError to retry."""
+    async def _send(self, messages: list[Message], fault: str | None = None, **params: Any) -> Completion:
+        """One request in the provider's wire format; raise TransientError to retry,
+        RequestRejected for a request the endpoint refuses. ``fault``: an injected fault
+        the request carries to the transport (:mod:`guiforge.faults.http`)."""
+
+
+def transport_error(exc: BaseException, sdk: Any) -> Exception:
+    """An SDK's exception (or a body it could not read) as TransientError or
+    RequestRejected, in a few words."""
+    if isinstance(exc, sdk.APIStatusError):
+        status = exc.status_code
+        message = " ".join(str(getattr(exc, "message", "") or exc).split())[:200]
+        if status in (408, 409) or status in CONGESTION_STATUSES or status >= 500:
+            return TransientError(f"HTTP {status}: {message}")
+        return RequestRejected(f"HTTP {status} (the request is refused; sending it again would not help): "
+                               f"{message}", status)
+    if isinstance(exc, sdk.APIConnectionError):  # APITimeoutError too
+        return TransientError(describe_error(exc))
+    # the SDK's own parse of the body (a cut-off JSON document) or a body of the wrong shape
+    return TransientError(f"unreadable reply body: {describe_error(exc)}")
 
     async def aclose(self) -> None:  # noqa: B027 - providers with connections override it
         pass

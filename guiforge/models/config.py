@@ -5,11 +5,12 @@ a laptop with no network and a cluster with an endpoint."""
 from __future__ import annotations
 
 import os
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from guiforge.models.profiles import apply_profile
+from guiforge.plugins import PluginRef, is_reference, registered
 
 DEFAULT_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-sonnet-4-5"}
 
@@ -23,7 +24,8 @@ class Prices(BaseModel):
 class ModelConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", protected_namespaces=())
 
-    provider: Literal["auto", "offline", "openai", "anthropic"] = "auto"
+    # auto, offline, or a provider plugin (guiforge.models.providers): openai, anthropic, module:Class
+    provider: Annotated[str, PluginRef("guiforge.providers", builtin=("auto", "offline"))] = "auto"
     model: str | None = None
     base_url: str | None = None
     api_key_env: str | None = Field(default=None, description="name of the env var holding the key")
@@ -38,7 +40,8 @@ class ModelConfig(BaseModel):
     cache: bool = True
     prices: Prices = Field(default_factory=Prices)
     # How this model writes actions and points (a policy role: the teacher, a student).
-    action_format: str = Field(default="guiforge", description="a codec of guiforge.harness.formats or module:Class")
+    action_format: Annotated[str, PluginRef("guiforge.action_formats")] = Field(
+        default="guiforge", description="an action format plugin (guiforge.harness.formats) or module:Class")
     coords: Literal["grid999", "grid1000", "unit", "pixels", "resized"] | None = Field(
         default=None, description="the coordinate convention; None: the action format's own")
     min_pixels: int | None = Field(default=None, gt=0, description="resized coords: the processor's min_pixels")
@@ -60,13 +63,23 @@ class ModelConfig(BaseModel):
     def _profile(cls, values: object) -> object:
         return apply_profile(values) if isinstance(values, dict) else values
 
+    @field_validator("provider")
+    @classmethod
+    def _known_provider(cls, value: str) -> str:
+        # Names only: the compile step imports and type-checks the provider a run uses.
+        names = registered("guiforge.providers")
+        if value not in ("auto", "offline", *names) and not is_reference(value):
+            raise ValueError(f"unknown model provider {value!r}; use auto, offline or an installed provider: "
+                             f"{', '.join(names) or 'none'} (or module:Class)")
+        return value
+
     @field_validator("action_format")
     @classmethod
     def _known_format(cls, value: str) -> str:
-        from guiforge.harness.formats import BUILTIN  # the codecs live with the harness
-
-        if value not in BUILTIN and ":" not in value:
-            raise ValueError(f"unknown action format {value!r}; use one of {', '.join(BUILTIN)} or module:ClassName")
+        # Names only: the codecs live with the harness, which loads and type-checks them.
+        names = registered("guiforge.action_formats")
+        if value not in names and not is_reference(value):
+            raise ValueError(f"unknown action format {value!r}; use one of {', '.join(names)} or module:ClassName")
         return value
 
     @model_validator(mode="after")
@@ -102,13 +115,14 @@ class ModelConfig(BaseModel):
                 provider = "anthropic"
             else:
                 provider = "offline"
-        if provider not in ("offline", "openai", "anthropic"):
-            raise ValueError(f"GUIFORGE_PROVIDER={provider!r}; use openai or anthropic")
+        if provider != "offline" and provider not in registered("guiforge.providers") and not is_reference(provider):
+            raise ValueError(f"GUIFORGE_PROVIDER={provider!r}; use an installed provider: "
+                             f"{', '.join(registered('guiforge.providers'))}")
         if provider == "offline":
             return self.model_copy(update={"provider": "offline", "model": "offline", "base_url": None})
-        upper = provider.upper()
+        upper = provider.upper().replace(".", "_").replace(":", "_")
         base_url = self.base_url or env.get("GUIFORGE_BASE_URL") or env.get(f"{upper}_BASE_URL")
-        model = self.model or env.get("GUIFORGE_MODEL") or DEFAULT_MODELS[provider]
+        model = self.model or env.get("GUIFORGE_MODEL") or DEFAULT_MODELS.get(provider)
         return self.model_copy(update={"provider": provider, "model": model, "base_url": base_url})
 
     def api_key(self) -> str:

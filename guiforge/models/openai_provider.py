@@ -7,14 +7,16 @@ from typing import Any
 
 import openai
 
+from guiforge.faults.http import fault_headers, with_fault_transport
 from guiforge.models.base import (
     TOOL_RESULT,
     Completion,
     ImagePart,
     Message,
     ModelClient,
-    TransientError,
+    transport_error,
 )
+from guiforge.models.errors import TransientError
 from guiforge.models.images import AS_CAPTURED, ImageSizing, sized_for_sending, sizing_for
 from guiforge.models.openai_responses import completion as responses_completion
 from guiforge.models.openai_responses import request_body as responses_body
@@ -61,17 +63,17 @@ def _tool(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 class OpenAIClient(ModelClient):
-    def __init__(self, config, cache=None):
-        super().__init__(config, cache)
+    def __init__(self, config, cache=None, role=None):
+        super().__init__(config, cache, role)
         # Retries are ours (shared backoff and accounting), not the SDK's.
         self.client = openai.AsyncOpenAI(
             api_key=config.api_key(), base_url=config.base_url, max_retries=0, timeout=config.timeout_s,
-            http_client=sdk_http_client(openai, config.concurrency),
+            http_client=with_fault_transport(sdk_http_client(openai, config.concurrency)),
         )
 
-    async def _send(self, messages: list[Message], **params: Any) -> Completion:
+    async def _send(self, messages: list[Message], fault: str | None = None, **params: Any) -> Completion:
         if uses_responses(params.get("tools")):  # the computer-use tool speaks only the Responses API
-            return await self._send_responses(messages, **params)
+            return await self._send_responses(messages, fault=fault, **params)
         body: dict[str, Any] = {
             "model": self.config.model,
             "messages": _messages(messages, sizing_for(self.config)),
@@ -90,18 +92,15 @@ class OpenAIClient(ModelClient):
             # The SDK's low-level post (its auth, headers, timeouts and error types) with the
             # reply as plain JSON: chat.completions.create re-walks the request against its
             # TypedDicts and builds pydantic models, ~2 ms of CPU a call that buys nothing here.
-            resp = await self.client.post("/chat/completions", body=body, cast_to=object)
-        except (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError,
-                openai.APIConnectionError) as exc:
-            raise TransientError(f"{type(exc).__name__}: {exc}") from exc
-        except openai.APIStatusError as exc:
-            if exc.status_code in (408, 409) or exc.status_code >= 500:
-                raise TransientError(f"HTTP {exc.status_code}") from exc
-            raise
+            resp = await self.client.post("/chat/completions", body=body, cast_to=object,
+                                          options={"headers": fault_headers(fault)})
+        except (openai.APIError, ValueError) as exc:  # ValueError: a body the SDK could not parse
+            raise transport_error(exc, openai) from exc
         try:
             choice = resp["choices"][0]
         except (KeyError, IndexError, TypeError):
-            raise ValueError(f"{self.endpoint}: a chat completion without choices: {str(resp)[:200]}") from None
+            raise TransientError(f"unreadable reply body: a chat completion without choices: "
+                                 f"{' '.join(str(resp).split())[:160]}") from None
         usage = resp.get("usage") or {}
         message = choice.get("message") or {}
         calls = []
@@ -122,7 +121,7 @@ class OpenAIClient(ModelClient):
             reasoning=reasoning if isinstance(reasoning, str) else None,
         )
 
-    async def _send_responses(self, messages: list[Message], **params: Any) -> Completion:
+    async def _send_responses(self, messages: list[Message], fault: str | None = None, **params: Any) -> Completion:
         """One request on the Responses API (guiforge/models/openai_responses.py), with the
         chat path's error handling."""
         body = responses_body(self.config.model, messages, params["tools"],
@@ -130,14 +129,12 @@ class OpenAIClient(ModelClient):
                               self.config.sampling(params.get("sample")), sizing_for(self.config),
                               self.config.parallel_tool_calls)
         try:
-            resp = await self.client.post("/responses", body=body, cast_to=object)
-        except (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError,
-                openai.APIConnectionError) as exc:
-            raise TransientError(f"{type(exc).__name__}: {exc}") from exc
-        except openai.APIStatusError as exc:
-            if exc.status_code in (408, 409) or exc.status_code >= 500:
-                raise TransientError(f"HTTP {exc.status_code}") from exc
-            raise
+            resp = await self.client.post("/responses", body=body, cast_to=object,
+                                          options={"headers": fault_headers(fault)})
+        except (openai.APIError, ValueError) as exc:  # ValueError: a body the SDK could not parse
+            raise transport_error(exc, openai) from exc
+        if not isinstance(resp, dict):
+            raise TransientError(f"unreadable reply body: {' '.join(str(resp).split())[:160]}")
         return responses_completion(resp, self.endpoint, self.config.model)
 
     async def aclose(self) -> None:

@@ -1,5 +1,6 @@
 """Ask for JSON, validate it against a pydantic model, and on failure retry with the error
-fed back to the model. After the last attempt the failure is returned, never raised."""
+fed back to the model. After the last attempt the failure is returned, never raised; so is
+a call that failed for good (``failure``: the :class:`ModelFailure`, a ``model_failure``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from guiforge.models.base import Completion, Message, ModelClient
+from guiforge.models.errors import ModelFailure
 
 M = TypeVar("M", bound=BaseModel)
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
@@ -21,6 +23,7 @@ class Structured(Generic[M]):
     value: M | None
     completions: list[Completion] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    failure: ModelFailure | None = None  # the endpoint failed: no reply to judge at all
 
     @property
     def ok(self) -> bool:
@@ -54,7 +57,12 @@ async def agenerate(client: ModelClient, messages: list[Message], model: type[M]
     convo = list(messages)
     result: Structured[M] = Structured(None)
     for _ in range(attempts):
-        completion = await client.acomplete(convo, json=True)
+        try:
+            completion = await client.acomplete(convo, json=True)
+        except ModelFailure as exc:
+            result.failure = exc
+            result.errors.append(str(exc))
+            return result
         result.completions.append(completion)
         try:
             value = model.model_validate(extract_json(completion.text))

@@ -8,13 +8,17 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from guiforge import shutdown
+from guiforge.lake.blobs import ContentStore
 from guiforge.lake.store import Lake
+from guiforge.models import make_client
+from guiforge.models.cache import CallCache
 
 if TYPE_CHECKING:
-    from guiforge.config import Pipeline
     from guiforge.lake.blobs import ContentStore
     from guiforge.models.base import ModelClient
     from guiforge.models.config import ModelConfig
+    from guiforge.orchestration.pipeline import Pipeline
 
 
 @dataclass(frozen=True)
@@ -65,33 +69,24 @@ class RunContext:
     def content_store(self, table: str) -> ContentStore:
         """This run's store of screenshots (``images``) or files (``blobs``), shared by its
         shards; the engine drops rows already committed when it commits a shard."""
-        from guiforge.lake.blobs import ContentStore
-
         return self.resource(f"content:{table}", lambda: ContentStore(self.lake, table, self.run_id))
 
     def model(self, role: str) -> ModelConfig:
         return self.pipeline.model(role)
 
     def client(self, role: str) -> ModelClient:
-        from guiforge.models import make_client
-        from guiforge.models.cache import CallCache
-
         with self._lock:
             if role not in self._clients:
-                self._clients[role] = make_client(self.model(role), CallCache(self.lake))
+                self._clients[role] = make_client(self.model(role), CallCache(self.lake), role=role)
             return self._clients[role]
 
     def __post_init__(self) -> None:
-        from guiforge.orchestration import shutdown
-
         # A signal closes the environment pools at once, so shards in flight stop now.
         self._unregister = shutdown.on_shutdown(self.close)
 
     def resource(self, key: str, factory):
         """A shared object for this run in this process (an environment pool, a world
         index), made once by ``factory()`` and closed by :meth:`close`."""
-        from guiforge.orchestration import shutdown
-
         with self._lock:
             if key not in self._resources:
                 shutdown.check()  # nothing new starts while the run stops

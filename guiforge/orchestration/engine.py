@@ -4,16 +4,23 @@ shard, prune superseded shards. Prefect flows (guiforge.flows) wrap these calls.
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from guiforge import __version__
+from guiforge import __version__, shutdown
 from guiforge.errors import GuiforgeError
 from guiforge.lake.blobs import CONTENT_TABLES
 from guiforge.lake.fingerprint import fingerprint
+from guiforge.lake.gc import delete_entries
 from guiforge.lake.writer import ShardCommit, commit_shard
-from guiforge.orchestration import shutdown
 from guiforge.orchestration.context import RunContext
-from guiforge.orchestration.provenance import code_fingerprint, data_fingerprint
+from guiforge.orchestration.failure_share import FailureShare
+from guiforge.orchestration.provenance import (
+    code_fingerprint,
+    cpu_seconds,
+    data_fingerprint,
+    record_stage_session,
+)
 from guiforge.stages.base import ShardPlan, Stage
 
 
@@ -36,6 +43,7 @@ def shard_fingerprint(ctx: RunContext, stage: Stage, plan: ShardPlan) -> str:
             "code": code_fingerprint(stage.code),
             "data": data_fingerprint(stage.data_files()),
             "config": stage.config.model_dump(mode="json"),
+            **_faults(ctx),
             "model": ctx.model(stage.model_role).identity() if stage.model_role else None,
             **({"models": [ctx.model(r).identity() for r in extra_roles]} if extra_roles else {}),
             "seed": ctx.seed,
@@ -44,6 +52,12 @@ def shard_fingerprint(ctx: RunContext, stage: Stage, plan: ShardPlan) -> str:
             "inputs": plan.inputs,
         }
     )
+
+
+def _faults(ctx: RunContext) -> dict:
+    """Injected faults change a shard's rows: they enter its fingerprint where declared."""
+    faults = ctx.pipeline.config.faults
+    return {"faults": faults.model_dump()} if faults is not None and faults.enabled else {}
 
 
 def plan_stage(ctx: RunContext, stage: Stage) -> list[PlannedShard]:
@@ -98,7 +112,10 @@ def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard) -> dict:
     computed (or whatever failed because environments were closing) is discarded."""
     if shutdown.requested():
         return INTERRUPTED
-    started = time.perf_counter()
+    share = ctx.resource(f"failure-share:{stage.name}", lambda: FailureShare(ctx, stage))
+    if share.tripped:  # a stage over its failure share starts no more shards
+        return INTERRUPTED
+    started, started_at, cpu = time.perf_counter(), time.time(), time.thread_time()
     try:
         outputs = stage.run(ctx, shard.plan)
     except Exception as exc:
@@ -111,13 +128,19 @@ def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard) -> dict:
     tables = {t: outputs.get(t, []) for t in stage.outputs()}
     if shutdown.requested():
         return INTERRUPTED
+    failures, units = stage.failures(tables)
+    share.admit(failures, units)  # over the share: this shard is not committed, the run stops
     content = {t: ctx.content_store(t) for t in tables if t in CONTENT_TABLES}
     for table, store in content.items():  # what another shard committed meanwhile is not stored twice
         rows = tables[table]
         tables[table] = store.uncommitted(rows.to_pylist() if hasattr(rows, "to_pylist") else list(rows))
     commit = ShardCommit(
         stage=stage.name, run_id=ctx.run_id, fingerprint=shard.fingerprint, key=shard.plan.key,
-        inputs=shard.plan.inputs, meta={"seconds": round(time.perf_counter() - started, 4)},
+        inputs=shard.plan.inputs,
+        # cpu_s: this shard's own thread; the stage session record counts the whole process.
+        meta={"seconds": round(time.perf_counter() - started, 4), "started_at": started_at,
+              "cpu_s": round(time.thread_time() - cpu, 4),
+              **({"failures": failures, "units": units} if units else {})},
     )
     if shutdown.requested():  # the last moment a shard can be dropped
         return INTERRUPTED
@@ -136,8 +159,6 @@ def finish_stage(ctx: RunContext, stage: Stage, planned: list[PlannedShard]) -> 
     """Delete shards of this stage that the current plan no longer contains (the config or
     the code changed under the same run id), so no superseded row is ever read. Returns
     the number of shards removed."""
-    from guiforge.lake.gc import delete_entries
-
     keep = {p.fingerprint for p in planned}
     stale = [e for e in ctx.lake.manifest_entries(ctx.run_id, stage.name) if e["fingerprint"] not in keep]
     if stale:
@@ -162,6 +183,13 @@ class StageSummary:
     def as_dict(self) -> dict:
         return self.__dict__.copy()
 
+    def line(self) -> str:
+        """The stage in one line (the CLI prints it; a Prefect flow run logs it)."""
+        rows = ", ".join(f"{t} {n}" for t, n in self.rows.items()) or "nothing new"
+        pruned = f", {self.pruned} pruned" if self.pruned else ""
+        return (f"{self.stage}: {self.ran} shard(s) run, {self.skipped} already committed{pruned}"
+                f" — {rows} ({self.seconds:.1f}s)")
+
 
 class Reporter:
     """Progress callbacks; the CLI's subclass draws rich progress bars."""
@@ -177,7 +205,7 @@ def execute_stage(ctx: RunContext, stage: Stage, submit, as_completed, reporter:
     """Run every uncommitted shard of ``stage``: ``submit(shard)`` returns a future with
     ``.result()``; ``as_completed(futures)`` yields them as they finish."""
     reporter = reporter or Reporter()
-    started = time.perf_counter()
+    started, started_at, cpu = time.perf_counter(), time.time(), cpu_seconds()
     shutdown.note_stage(stage.name)
     planned = plan_stage(ctx, stage)
     done = committed_fingerprints(ctx, stage)
@@ -201,6 +229,8 @@ def execute_stage(ctx: RunContext, stage: Stage, submit, as_completed, reporter:
     pruned = 0 if interrupted else finish_stage(ctx, stage, planned)
     summary = StageSummary(stage.name, len(planned), len(planned) - len(todo), ran, pruned, rows,
                            round(time.perf_counter() - started, 3), interrupted)
+    if ran:  # wall and CPU time of this session of the stage, for stats, the report and the viewer
+        record_stage_session(ctx, summary, started_at, cpu_seconds() - cpu)
     if interrupted:
         return summary
     reporter.stage_finished(summary)
@@ -209,15 +239,12 @@ def execute_stage(ctx: RunContext, stage: Stage, submit, as_completed, reporter:
 
 def run_local(ctx: RunContext, workers: int | None = None, reporter: Reporter | None = None) -> list[StageSummary]:
     """The same DAG without Prefect: a thread pool per stage. For tests and debugging."""
-    from concurrent.futures import ThreadPoolExecutor
-    from concurrent.futures import as_completed as cf_as_completed
-
     summaries = []
     try:
         with ThreadPoolExecutor(max_workers=workers or ctx.pipeline.config.workers) as pool:
             for stage in ctx.pipeline.stages:
                 summaries.append(execute_stage(
-                    ctx, stage, lambda p, s=stage: pool.submit(run_shard, ctx, s, p), cf_as_completed, reporter))
+                    ctx, stage, lambda p, s=stage: pool.submit(run_shard, ctx, s, p), shutdown.as_completed, reporter))
                 if summaries[-1].interrupted:
                     break
     finally:

@@ -6,6 +6,7 @@ set in the environment win.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 DEFAULTS = {
@@ -23,6 +24,11 @@ DEFAULTS = {
 }
 
 
+# A shard task's retries (a shard is idempotent) and the waits before them, in seconds.
+SHARD_RETRIES = int(os.environ.get("GUIFORGE_SHARD_RETRIES", "2"))
+SHARD_RETRY_DELAYS = [float(s) for s in os.environ.get("GUIFORGE_SHARD_RETRY_DELAYS", "2,10").split(",")]
+
+
 def configure(verbose: bool = False) -> None:
     for key, value in DEFAULTS.items():
         os.environ.setdefault(key, value)
@@ -34,9 +40,8 @@ def configure(verbose: bool = False) -> None:
 def drain_events(timeout_s: float = 10.0) -> None:
     """Send the state events still queued (a failed or interrupted run leaves some) before
     the temporary server stops, instead of retrying them against a dead server at exit."""
-    import contextlib
-
     with contextlib.suppress(Exception):
+        # heavy: prefect, imported when this runs
         from prefect.events.worker import EventsWorker
 
         EventsWorker.drain_all(timeout=timeout_s)

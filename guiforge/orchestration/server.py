@@ -54,6 +54,7 @@ def run_home(lake: Lake, run_id: str) -> Path:
 
 def migrated_template() -> Path:
     """An empty Prefect database, already migrated, that new runs' databases start from."""
+    # heavy: prefect, imported when this runs
     import prefect
 
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")

@@ -37,23 +37,54 @@ def success_by_domain(data: list[dict]) -> go.Figure:
         x=[r["domain"] for r in data], y=[r["success_rate"] for r in data],
         marker={"color": [DOMAIN_COLORS.get(r["domain"], "#9D9D9D") for r in data]},
         text=[f"{(r['success_rate'] or 0):.0%} of {r['trajectories']}" for r in data], textposition="outside",
-        customdata=[r["env_failures"] for r in data],
-        hovertemplate="%{x}: %{y:.1%} success<br>env failures: %{customdata}<extra></extra>"))
+        customdata=[r["no_outcome"] for r in data],
+        hovertemplate="%{x}: %{y:.1%} success<br>no outcome (faults): %{customdata}<extra></extra>"))
     fig.update_yaxes(range=[0, 1.1], tickformat=".0%", title="success rate (valid samples)")
     return _layout(fig, "Success by domain", height=340)
 
 
-def success_by_skill(data: list[dict]) -> go.Figure:
+def app_of(skill_id: str) -> str:
+    """A skill's application: the part of its id before the first dot (mail.reply -> mail)."""
+    return (skill_id or "?").split(".", 1)[0]
+
+
+def success_by_app(data: list[dict], url=None) -> go.Figure:
+    """Success rate per application, every skill of the app pooled (readable at any count)."""
+    apps: dict[str, list[int]] = {}
+    for r in data:
+        agg = apps.setdefault(app_of(r["skill_id"]), [0, 0, 0])
+        agg[0] += r["trajectories"]
+        agg[1] += round((r["success_rate"] or 0) * (r["valid"] if "valid" in r else r["trajectories"]))
+        agg[2] += 1
+    names = sorted(apps, key=lambda a: apps[a][1] / max(apps[a][0], 1))
+    fig = go.Figure(go.Bar(
+        orientation="h", y=names, x=[apps[a][1] / max(apps[a][0], 1) for a in names], marker={"color": "#4C78A8"},
+        text=[f"{apps[a][1] / max(apps[a][0], 1):.0%} · {apps[a][2]} skills, {apps[a][0]} samples" for a in names],
+        textposition="auto", ids=[url(a) for a in names] if url else None,
+        hovertemplate="%{y}: %{x:.1%}<extra></extra>"))
+    fig.update_xaxes(range=[0, 1], tickformat=".0%", title="success rate")
+    fig.update_yaxes(automargin=True)
+    return _layout(fig, "Success by application (skills pooled)", height=max(260, 70 + 26 * len(names)))
+
+
+def success_by_skill(data: list[dict], url=None, top: int = 10) -> go.Figure:
+    """The hardest and the easiest ``top`` skills (all of them when there are few), one bar
+    each, labelled in full."""
+    shown = data if len(data) <= 2 * top else data[:top] + data[-top:]
+    title = (f"Success by skill: the {top} hardest and {top} easiest of {len(data)}" if len(shown) < len(data)
+             else "Success by skill")
     fig = go.Figure()
-    for domain in _domains(data):
-        part = [r for r in data if r["domain"] == domain]
+    for domain in _domains(shown):
+        part = [r for r in shown if r["domain"] == domain]
         fig.add_trace(go.Bar(name=domain, orientation="h", y=[r["skill_id"] for r in part],
                              x=[r["success_rate"] for r in part], marker={"color": DOMAIN_COLORS.get(domain)},
                              customdata=[r["trajectories"] for r in part],
+                             ids=[url(r["skill_id"]) for r in part] if url else None,
                              hovertemplate="%{y}: %{x:.1%} of %{customdata}<extra></extra>"))
     fig.update_xaxes(range=[0, 1], tickformat=".0%", title="success rate")
-    fig.update_yaxes(categoryorder="array", categoryarray=[r["skill_id"] for r in data], automargin=True)
-    return _layout(fig, "Success by skill", height=max(300, 60 + 16 * len(data)))
+    fig.update_yaxes(categoryorder="array", categoryarray=[r["skill_id"] for r in shown], automargin=True,
+                     tickfont={"size": 11})
+    return _layout(fig, title, height=max(300, 70 + 20 * len(shown)))
 
 
 def steps_per_trajectory(data: list[dict]) -> go.Figure:

@@ -41,24 +41,26 @@ def table_counts(con: duckdb.DuckDBPyConnection, filled: set[str]) -> list[dict]
 
 
 def success_by_domain(con: duckdb.DuckDBPyConnection) -> list[dict]:
-    """Success rate over valid samples (environment failures are not failures of the agent)."""
+    """Success rate over valid samples (a fault of the environment, model or verifier has no
+    outcome: success is null, never a failure of the agent)."""
     return rows(con, """
         SELECT t.domain, count(*) AS trajectories, sum(r.env_failure::INT) AS env_failures,
-               avg(r.success::INT) FILTER (WHERE NOT coalesce(r.env_failure, false)) AS success_rate
+               count(*) FILTER (WHERE r.success IS NULL) AS no_outcome,
+               avg(r.success::INT) FILTER (WHERE r.success IS NOT NULL) AS success_rate
         FROM trajectories r JOIN tasks t USING (run_id, task_id) GROUP BY 1 ORDER BY 1""")
 
 
 def success_by_skill(con: duckdb.DuckDBPyConnection) -> list[dict]:
     return rows(con, """
         SELECT t.skill_id, any_value(t.domain) AS domain, count(*) AS trajectories,
-               avg(r.success::INT) FILTER (WHERE NOT coalesce(r.env_failure, false)) AS success_rate
+               avg(r.success::INT) FILTER (WHERE r.success IS NOT NULL) AS success_rate
         FROM trajectories r JOIN tasks t USING (run_id, task_id) GROUP BY 1 ORDER BY success_rate, 1""")
 
 
 def steps_per_trajectory(con: duckdb.DuckDBPyConnection) -> list[dict]:
     return rows(con, """
         SELECT n_steps, success FROM trajectories
-        WHERE NOT coalesce(env_failure, false) AND n_steps IS NOT NULL""")
+        WHERE success IS NOT NULL AND n_steps IS NOT NULL""")
 
 
 def exclusions_by_gate(con: duckdb.DuckDBPyConnection) -> list[dict]:
@@ -118,7 +120,7 @@ def task_success_rates(con: duckdb.DuckDBPyConnection) -> list[dict]:
     return rows(con, """
         SELECT r.run_id, r.task_id, t.domain, avg(r.success::INT) AS success_rate, count(*) AS n_valid
         FROM trajectories r JOIN tasks t USING (run_id, task_id)
-        WHERE NOT coalesce(r.env_failure, false) GROUP BY 1, 2, 3""")
+        WHERE r.success IS NOT NULL GROUP BY 1, 2, 3""")
 
 
 def rl_pool(con: duckdb.DuckDBPyConnection) -> list[dict]:
@@ -132,7 +134,7 @@ def rounds(con: duckdb.DuckDBPyConnection) -> list[dict]:
         return []
     return rows(con, """
         SELECT coalesce(t.round, 0) AS round, t.domain, count(DISTINCT t.run_id || '/' || t.task_id) AS tasks,
-               avg(r.success::INT) FILTER (WHERE NOT coalesce(r.env_failure, false)) AS success_rate
+               avg(r.success::INT) FILTER (WHERE r.success IS NOT NULL) AS success_rate
         FROM tasks t LEFT JOIN trajectories r USING (run_id, task_id) GROUP BY 1, 2 ORDER BY 1, 2""")
 
 

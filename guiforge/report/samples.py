@@ -38,6 +38,7 @@ class Sample:
     n_steps: int
     score: float | None
     frames: list[Frame] = field(default_factory=list)
+    url: str = ""  # the trajectory in guiforge view's player
 
 
 def _verdict_sql(filled: set[str]) -> str:
@@ -52,7 +53,7 @@ def _verdict_sql(filled: set[str]) -> str:
         SELECT run_id, trajectory_id, success AS accepted,
                'verifier: ' || CASE WHEN success THEN 'success' ELSE 'failure' END
                    || ' (score ' || round(score, 2) || '); no judge stage yet' AS verdict
-        FROM trajectories WHERE NOT coalesce(env_failure, false)"""
+        FROM trajectories WHERE success IS NOT NULL"""
 
 
 def pick_samples(con: duckdb.DuckDBPyConnection, filled: set[str], per_side: int = 3,

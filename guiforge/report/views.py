@@ -7,7 +7,7 @@ import duckdb
 
 from guiforge.catalog import connect, table_source
 from guiforge.lake.store import Lake
-from guiforge.schemas import TABLES
+from guiforge.lake.tables import all_tables
 
 
 def _quote(text: str) -> str:
@@ -18,7 +18,7 @@ def open_views(lake: Lake, run_id: str | None = None) -> tuple[duckdb.DuckDBPyCo
     """The connection and the names of the tables that have rows (for this run)."""
     con = connect(lake)
     filled: set[str] = set()
-    for name, spec in TABLES.items():
+    for name, spec in all_tables().items():
         source = table_source(lake, name)
         where = f" WHERE run_id = {_quote(run_id)}" if run_id else ""
         if source:

@@ -17,6 +17,7 @@ import io
 from typing import Any
 
 from guiforge.envs.base import EnvFailure
+from guiforge.failures import Fault
 from guiforge.rl.tasks import (
     completion_replies,
     env_spec_for,
@@ -29,6 +30,7 @@ from guiforge.rl.tasks import (
 def _image(data: bytes | None):
     if not data:
         return None
+    # heavy: PIL, imported when this runs
     from PIL import Image
 
     with Image.open(io.BytesIO(data)) as im:
@@ -117,7 +119,8 @@ class GuiforgeEnv:
         return content
 
     def get_reward(self) -> float | None:
-        """The verifier's verdict on the final state (None after an environment fault)."""
+        """The verifier's verdict on the final state (None after an environment or verifier
+        fault: guiforge.failures)."""
         if self._lease is None:
             return None
         try:
@@ -125,7 +128,7 @@ class GuiforgeEnv:
                 return None
             verdict = self._lease.evaluate()
             return float(verdict.success) if self._reward == "success" else verdict.score
-        except EnvFailure:
+        except Fault:
             return None
         finally:
             self._release()

@@ -13,8 +13,10 @@ bare action too), replayed in order until one ends the task (answer/terminate), 
 read, or the task's step budget runs out. The reward is the verifier's verdict on the final
 state: its success as 1.0 / 0.0 (``reward="success"``, the default: the measure the RL pool's
 ``success_rate`` was selected on, and 0 on s0, which the package gate checked) or its
-weighted rubric score (``reward="score"``: partial credit, which s0 may already earn). An
-environment fault returns ``None`` (TRL leaves that sample out of this reward), never 0.
+weighted rubric score (``reward="score"``: partial credit, which s0 may already earn). A
+fault of the environment or the verifier (guiforge.failures: crash, hang, lost page, a
+verifier that times out twice) returns ``None`` (TRL leaves that sample out of this
+reward), never 0.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from guiforge.envs.base import EnvFailure
+from guiforge.failures import Fault
 from guiforge.rl.tasks import (
     completion_replies,
     env_spec_for,
@@ -39,6 +41,7 @@ class Replay:
     actions: int
     error: str | None = None
     criteria: dict[str, int] = field(default_factory=dict)
+    kind: str | None = None  # the fault that left no verdict (guiforge.failures)
 
 
 def replay(task_json: str, world_json: str | None, completion: Any, coords: str = "grid999",
@@ -67,8 +70,8 @@ def replay(task_json: str, world_json: str | None, completion: Any, coords: str 
                 if result.done:
                     break
             verdict = lease.evaluate()
-    except EnvFailure as exc:
-        return Replay(None, None, actions, f"environment failure: {exc}")
+    except Fault as exc:
+        return Replay(None, None, actions, f"{exc.kind.replace('_', ' ')}: {exc}", kind=exc.kind)
     return Replay(verdict.score, verdict.success, actions, error, verdict.criteria)
 
 

@@ -9,6 +9,7 @@ import json
 import threading
 from typing import Any
 
+from guiforge.envs import EnvManager, default_factories
 from guiforge.envs.actions import Action
 from guiforge.envs.base import EnvSpec, TaskSpec
 from guiforge.export.target import Target
@@ -24,8 +25,6 @@ def shared_manager(instances: int = 2):
     global _manager
     with _lock:
         if _manager is None:
-            from guiforge.envs import EnvManager, default_factories
-
             _manager = EnvManager(default_factories(), max_instances=instances)
             atexit.register(_manager.close)
         return _manager
@@ -33,6 +32,7 @@ def shared_manager(instances: int = 2):
 
 def runtime_task(task_json: str | dict, world_json: str | dict | None) -> tuple[TaskSpec, str | None]:
     """(TaskSpec, variant) for an RL row: s0 is rebuilt from the world by the preparers."""
+    # heavy: faker, jinja2, imported when this runs
     from guiforge.tasks.materialize import task_spec
     from guiforge.worlds.model import World
 
@@ -44,6 +44,7 @@ def runtime_task(task_json: str | dict, world_json: str | dict | None) -> tuple[
 
 
 def env_spec_for(domain: str, variant: str | None, phone_screenshots: str | None = "css") -> EnvSpec:
+    # heavy: faker, jinja2, imported when this runs
     from guiforge.gates.package_gate import env_spec
 
     return env_spec(domain, variant, phone_screenshots)

@@ -5,12 +5,21 @@ environment). ``guiforge skills check`` prints the result per instance."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from guiforge.envs import EnvManager, default_factories
+from guiforge.errors import GuiforgeError
+from guiforge.gates.package_gate import PackageGate
+from guiforge.gates.text_gates import leaks, speaks_to_model, unknown_entities
 from guiforge.skills.card import SkillCard
 from guiforge.skills.instantiate import BindingError, TaskCandidate, instantiate
+from guiforge.skills.loader import load_cards
+from guiforge.tasks.candidates import candidate_row, file_problems
+from guiforge.tasks.materialize import task_spec
+from guiforge.worlds import build_personas, build_world, load_scenarios
 from guiforge.worlds.model import World
 
 
@@ -29,8 +38,6 @@ class InstanceReport:
 
 def sample_worlds(n: int, seed: int = 1) -> list[World]:
     """``n`` template worlds, rotating over every scenario."""
-    from guiforge.worlds import build_personas, build_world, load_scenarios
-
     scenarios = list(load_scenarios().values())
     return [build_world(p, scenarios[i % len(scenarios)], seed=seed + i)
             for i, p in enumerate(build_personas(n, seed=seed))]
@@ -38,17 +45,9 @@ def sample_worlds(n: int, seed: int = 1) -> list[World]:
 
 def check_cards(cards: list[SkillCard], worlds: list[World], seed: int = 1, package: bool = True,
                 max_instances: int = 4) -> Iterator[InstanceReport]:
-    import time
-
-    from guiforge.gates.package_gate import PackageGate
-    from guiforge.gates.text_gates import leaks, speaks_to_model, unknown_entities
-    from guiforge.stages.tasks import candidate_row, file_problems
-    from guiforge.tasks.materialize import task_spec
 
     manager = None
     if package:
-        from guiforge.envs import EnvManager, default_factories
-
         manager = EnvManager(default_factories(), max_instances=1)
     try:
         for card in cards:
@@ -101,9 +100,6 @@ def check_cards(cards: list[SkillCard], worlds: list[World], seed: int = 1, pack
 
 
 def load_selected(root: Path, ids: list[str]) -> list[SkillCard]:
-    from guiforge.errors import GuiforgeError
-    from guiforge.skills.loader import load_cards
-
     cards = load_cards(root)
     if not ids:
         return list(cards.values())

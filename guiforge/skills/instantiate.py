@@ -13,6 +13,7 @@ from typing import Any
 
 from jinja2 import TemplateError
 
+from guiforge.gates.text_gates import leaks
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.presentation import Presentation, sample_presentation
 from guiforge.skills.card import SkillCard
@@ -85,12 +86,14 @@ def world_context(world: World) -> dict[str, Any]:
 def workspace_manifest(world: World, spec: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Path -> the preparers' ``FileInfo`` (as a dict) for a workspace spec, so a card can check
     exactly the dirt a CSV holds or what a fixed script prints."""
+    # heavy: PIL, docx, lxml, openpyxl, pptx, reportlab, imported when this runs
     from guiforge.preparers.files import build_workspace
 
     return {name: info.model_dump() for name, info in build_workspace(world, spec).manifest.items()}
 
 
 def _fx_rate(world: World, src: str, dst: str) -> float:
+    # heavy: PIL, imported when this runs
     from guiforge.envs.tools.currency import world_rate
     from guiforge.envs.tools.registry import ToolError
 
@@ -190,6 +193,7 @@ def _with_looks(setup: Any, instruction: str, world: World, seed: int) -> Any:
     instruction calls it, parameters included (guiforge.preparers.image_looks)."""
     if not isinstance(setup, dict):
         return setup
+    # heavy: PIL, reportlab, imported when this runs
     from guiforge.preparers.image_looks import resolve_setup_looks
 
     return resolve_setup_looks(setup, instruction, world.world_id, seed)
@@ -218,7 +222,6 @@ def voiced(card: SkillCard, core: str, secrets: list[str], rng: random.Random, s
     gives the answer away is drawn again, and after three tries the phrasing stays as it is."""
     if not card.voice:
         return core, "verbatim" if language == "en" else f"{language}:verbatim"
-    from guiforge.gates.text_gates import leaks
 
     clean = not leaks(core, secrets)
     reasons = [r for r in reasons or [] if r.strip() and not leaks(r, secrets)]

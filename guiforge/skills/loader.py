@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from guiforge.errors import ConfigError
 from guiforge.skills.card import SkillCard
 from guiforge.skills.templating import environment
+from guiforge.verify.registry import CHECKS
 from guiforge.yamlfile import describe_validation_error, line_of, load_yaml, parse_yaml
 
 
@@ -42,8 +43,6 @@ def parse_card(text: str, name: str) -> SkillCard:
 
 
 def validate_card(data, lines: dict, name: str) -> SkillCard:
-    from guiforge.verify.checks import CHECKS
-
     if not isinstance(data, dict):
         raise ConfigError(name, "", "a skill card must be a YAML mapping")
     try:
@@ -53,7 +52,7 @@ def validate_card(data, lines: dict, name: str) -> SkillCard:
     for i, criterion in enumerate(card.rubric):
         fn = criterion.check["fn"]
         if fn not in CHECKS:
-            raise ConfigError(name, f"rubric.{i}.check.fn", f"unknown check {fn!r}; known: {', '.join(sorted(CHECKS))}",
+            raise ConfigError(name, f"rubric.{i}.check.fn", f"unknown check {fn!r}; known: {', '.join(CHECKS.names())}",
                               line_of(lines, ("rubric", i, "check", "fn")))
     env = environment()
     templated = {k: data.get(k) for k in ("params", "instructions", "context", "localized", "setup", "rubric",

@@ -129,6 +129,7 @@ def presentation_usage(rows: Iterable[tuple[str, str | dict | None]]) -> dict[st
 
 def realism_of_tasks(lake) -> dict[str, Any]:
     """Both figures over a lake's ``tasks`` table (every run); {} when it has none."""
+    # heavy: duckdb, numpy, imported when this runs
     from guiforge.catalog import connect, table_source
 
     source = table_source(lake, "tasks")

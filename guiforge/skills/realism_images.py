@@ -40,6 +40,7 @@ def _kind(entry: dict) -> str:
 
 def image_looks_of_tasks(lake) -> dict[str, Any]:
     """The figures over a lake's ``tasks`` table (every run); {} when it has none."""
+    # heavy: duckdb, numpy, imported when this runs
     from guiforge.catalog import connect, table_source
 
     source = table_source(lake, "tasks")

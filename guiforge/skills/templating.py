@@ -1,4 +1,6 @@
-"""Jinja for skill cards: a sandboxed environment with the world's formatting filters.
+"""Jinja for skill cards: a sandboxed environment with the world's formatting filters, and
+a time and size budget on every render (:mod:`guiforge.worlds.jinja_budget`: cards may be
+written by a model).
 
 ``render_value`` renders nested setup/rubric/reference structures; a string that is a
 single ``{{ expression }}`` keeps the expression's native type (a number stays a number).
@@ -16,6 +18,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from pydantic import BaseModel
 
 from guiforge.worlds.formats import format_date, format_money, format_number
+from guiforge.worlds.jinja_budget import BudgetedSandbox, budget
 from guiforge.worlds.seeds import locale_info
 
 _SINGLE = re.compile(r"^\s*\{\{(?P<expr>(?:(?!\}\}|\{\{).)*)\}\}\s*$", re.DOTALL)
@@ -55,7 +58,7 @@ def _plain(v: float) -> str:
     return str(int(v)) if v == int(v) else f"{v:.2f}"
 
 
-class _WorldSandbox(SandboxedEnvironment):
+class _WorldSandbox(BudgetedSandbox):
     """The sandbox, with a fast path for what cards read most: a declared field of a world
     model (``t.category`` over a hundred transactions, for every binding). Jinja's own path
     tries ``obj[name]`` first, which raises for a model, then vets the attribute: about a
@@ -103,14 +106,21 @@ def _template(template: str):
 
 def evaluate(expression: str, context: dict[str, Any]) -> Any:
     # Compiling is far dearer than evaluating: each card's expressions compile once.
-    return _expression(expression)(**context)
+    with budget():
+        return _expression(expression)(**context)
 
 
 def render_text(template: str, context: dict[str, Any]) -> str:
-    return _template(template).render(**context).strip()
+    with budget():
+        return _template(template).render(**context).strip()
 
 
 def render_value(value: Any, context: dict[str, Any]) -> Any:
+    with budget():  # one budget for the whole structure
+        return _render_value(value, context)
+
+
+def _render_value(value: Any, context: dict[str, Any]) -> Any:
     if isinstance(value, str):
         if "{{" not in value and "{%" not in value:
             return value
@@ -119,7 +129,7 @@ def render_value(value: Any, context: dict[str, Any]) -> Any:
             return evaluate(single.group("expr"), context)
         return render_text(value, context)
     if isinstance(value, dict):
-        return {k: render_value(v, context) for k, v in value.items()}
+        return {k: _render_value(v, context) for k, v in value.items()}
     if isinstance(value, list):
-        return [render_value(v, context) for v in value]
+        return [_render_value(v, context) for v in value]
     return value

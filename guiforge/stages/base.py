@@ -7,25 +7,54 @@ shard's rows for each output table. The engine names, skips, commits and prunes 
 
 from __future__ import annotations
 
-import json
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
 if TYPE_CHECKING:
+    from guiforge.lake.blobs import ContentStore
+    from guiforge.lake.store import Lake
     from guiforge.lake.writer import Rows
-    from guiforge.orchestration.context import RunContext
+    from guiforge.models.base import ModelClient
+    from guiforge.models.config import ModelConfig
+    from guiforge.schemas import TableSpec
 
 
-def exclusion_row(stage: str, gate: str, reason: str, subject_id: str, subject_table: str,
-                  details: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A row of the exclusions table: what a gate or filter dropped, and why."""
-    return {"stage": stage, "gate": gate, "reason": reason, "subject_id": subject_id,
-            "subject_table": subject_table, "details_json": json.dumps(details or {}, default=str)}
+class InputShard(Protocol):
+    """One committed shard of an input table."""
+
+    table: str
+    fingerprint: str
+    path: str
+    rows: int
+
+
+class RunContext(Protocol):
+    """What a stage sees while it runs (the engine's run context, orchestration/context.py,
+    is one): the lake, the run, its input shards, its model clients, shared resources."""
+
+    lake: Lake
+
+    @property
+    def run_id(self) -> str: ...
+
+    @property
+    def seed(self) -> int: ...
+
+    def input_shards(self, table: str, reader: str | None = None,
+                     producers: list[str] | None = None) -> Sequence[InputShard]: ...
+
+    def content_store(self, table: str) -> ContentStore: ...
+
+    def model(self, role: str) -> ModelConfig: ...
+
+    def client(self, role: str) -> ModelClient: ...
+
+    def resource(self, key: str, factory: Callable[[], Any]) -> Any: ...
 
 
 class StageConfig(BaseModel):
@@ -57,6 +86,9 @@ class Stage(ABC):
     # Modules or packages whose source makes this stage's rows: their files enter the shard
     # fingerprint (orchestration/provenance.py). Empty: the whole guiforge package.
     code: ClassVar[tuple[str, ...]] = ()
+    # Output tables this kind brings with their Arrow schemas (a plugin stage's own tables:
+    # guiforge.lake.tables.table()); guiforge's tables are in guiforge.schemas.
+    tables: ClassVar[tuple[TableSpec, ...]] = ()
 
     def __init__(self, name: str, config: StageConfig):
         self.name = name
@@ -84,11 +116,27 @@ class Stage(ABC):
         shard fingerprint. The first is ``model_role``."""
         return [self.model_role] if self.model_role else []
 
+    def failures(self, outputs: dict[str, Rows]) -> tuple[dict[str, int], int]:
+        """(failed units by kind, units) in one shard's rows, for the run's
+        ``max_failure_share`` (guiforge.failures); ({}, 0): the stage counts none."""
+        return {}, 0
+
     @abstractmethod
     def inputs(self) -> list[str]: ...
 
     @abstractmethod
     def outputs(self) -> list[str]: ...
+
+    def reads(self) -> dict[str, list[str]]:
+        """The columns this stage reads, by input table (distilabel's ``inputs``): the compile
+        step checks each is in the table's schema and written by the stages it reads from.
+        Undeclared tables are not checked."""
+        return {}
+
+    def writes(self) -> dict[str, list[str]]:
+        """The columns this stage fills, by output table, where it fills only some; an
+        output not named here fills every column of its schema."""
+        return {}
 
     @abstractmethod
     def plan(self, ctx: RunContext) -> list[ShardPlan]: ...

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from guiforge.curation.differ import Step
+from guiforge.curation.knowledge import Thresholds, rates, solved, standouts
+from guiforge.failures import MODEL_FAILURE, valid_sample
+from guiforge.faults import shard_faults
+from guiforge.lake.exclusions import exclusion_row
 from guiforge.stages.base import ShardPlan, Stage, StageConfig
+from guiforge.stages.shared import round_of
 
 
 class DiagnoseConfig(StageConfig):
@@ -37,9 +43,15 @@ class DiagnoseStage(Stage):
         return ["trajectories", "steps", "tasks"]
 
     def outputs(self) -> list[str]:
-        return ["diagnoses"]
+        return ["diagnoses", "exclusions"]  # exclusions: the pairs a model diagnoser failed on
+
+    def failures(self, outputs: dict) -> tuple[dict[str, int], int]:
+        """Model failures of the diagnoser, out of the rows the shard wrote."""
+        excluded = outputs.get("exclusions") or []
+        return ({"model_failure": len(excluded)} if excluded else {}), len(outputs.get("diagnoses") or []) + len(excluded)
 
     def plan(self, ctx) -> list[ShardPlan]:
+        # heavy: numpy, imported when this runs
         from guiforge.curation.lakeread import fingerprints, read_rows
 
         tasks = sorted({r["task_id"] for r in read_rows(ctx, "trajectories", ["task_id"])})
@@ -52,13 +64,14 @@ class DiagnoseStage(Stage):
         return plans
 
     def _samples(self, ctx, task_ids: set[str] | None) -> tuple[list, dict]:
+        # heavy: numpy, imported when this runs
         from guiforge.curation.diagnosis import TaskSamples
-        from guiforge.curation.differ import Step
+
+        # heavy: numpy, imported when this runs
         from guiforge.curation.lakeread import read_rows, task_index
 
         where = ("task_id", task_ids) if task_ids is not None else None
-        trajectories = [t for t in read_rows(ctx, "trajectories", None, where) if not t["env_failure"]
-                        and t["success"] is not None]
+        trajectories = [t for t in read_rows(ctx, "trajectories", None, where) if valid_sample(t)]
         ids = {t["trajectory_id"] for t in trajectories}
         steps: dict[str, list] = {}
         for s in sorted(read_rows(ctx, "steps", None, ("trajectory_id", ids)),
@@ -72,9 +85,12 @@ class DiagnoseStage(Stage):
                 for tid, trs in sorted(by_task.items()) if tid in tasks], tasks
 
     def run(self, ctx, shard: ShardPlan):
+        with shard_faults(ctx, self.name, shard.key):
+            return self._run(ctx, shard)
+
+    def _run(self, ctx, shard: ShardPlan):
+        # heavy: numpy, imported when this runs
         from guiforge.curation.diagnosis import analyse_task, knowledge_rows
-        from guiforge.curation.knowledge import Thresholds, rates, solved, standouts
-        from guiforge.curation.rounds import round_of
 
         c = self.config
         round_ = round_of(ctx)
@@ -91,8 +107,14 @@ class DiagnoseStage(Stage):
             th = Thresholds(z=c.z, min_samples=c.min_samples)
             counted, unsolved = solved(facts)
             return {"diagnoses": knowledge_rows(standouts(counted, th), rates(facts), tasks, name, round_, unsolved)}
+        excluded = []
         if not model.offline:
+            # heavy: the model path (asyncio client loop, fsspec), only with a model configured
             from guiforge.curation.diagnoser import diagnose_with_model
 
-            rows = diagnose_with_model(ctx.client(self.model_role), samples, rows, round_, c.concurrency)
-        return {"diagnoses": rows}
+            rows, failed = diagnose_with_model(ctx.client(self.model_role), samples, rows, round_, c.concurrency)
+            excluded = [exclusion_row(self.name, MODEL_FAILURE, f"model failure: {error}", trajectory["trajectory_id"],
+                                      "trajectories", {"task_id": task["task_id"], "domain": task.get("domain"),
+                                                       "skill_id": task.get("skill_id")})
+                        for task, trajectory, error in failed]
+        return {"diagnoses": rows, "exclusions": excluded}

@@ -5,10 +5,15 @@ installed (Hugging Face / TRL Parquet with a dataset card, LLaMA-Factory sharegp
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
+from guiforge.errors import GuiforgeError
+from guiforge.export import export_run
+from guiforge.export.source import READS
+from guiforge.export.target import check_target
+from guiforge.plugins import PluginRef
 from guiforge.stages.base import ShardPlan, Stage, StageConfig
 
 REQUIRED = ["trajectories", "steps", "images", "tasks", "worlds"]
@@ -17,9 +22,12 @@ REQUIRED = ["trajectories", "steps", "images", "tasks", "worlds"]
 class ExportConfig(StageConfig):
     out: str | None = Field(default=None, description="folder for the exports; default: exports/<run_id> beside a "
                                                       "local lake")
-    formats: list[Literal["hf", "trl", "llamafactory"]] = Field(default_factory=lambda: ["hf", "llamafactory"])
-    action_format: str = Field(default="guiforge", description="what the student writes: a text action format "
-                                                                "(guiforge, qwen_vl, uitars, pyautogui, module:Class)")
+    formats: list[Annotated[str, PluginRef("guiforge.exports")]] = Field(
+        default_factory=lambda: ["hf", "llamafactory"], description="export formats: hf, trl, llamafactory, a "
+                                                                     "registered one or module:Class")
+    action_format: Annotated[str, PluginRef("guiforge.action_formats")] = Field(
+        default="guiforge", description="what the student writes: a text action format (guiforge, qwen_vl, uitars, "
+                                        "pyautogui, module:Class)")
     coords: Literal["grid999", "grid1000", "pixels", "unit", "resized"] | None = Field(
         default=None, description="the student's coordinate convention; default: the action format's own")
     context: str | None = Field(default=None, description="recorded prompts (None) or a context policy to rebuild "
@@ -41,20 +49,18 @@ class ExportStage(Stage):
     def outputs(self) -> list[str]:
         return ["exports", "exclusions"]
 
+    def reads(self) -> dict[str, list[str]]:
+        return {table: columns for table, columns in READS.items() if table in self.inputs()}
+
     def out_dir(self, ctx) -> Path:
         if self.config.out:
             return Path(self.config.out) / ctx.run_id
         if not ctx.lake.is_local:
-            from guiforge.errors import GuiforgeError
-
             raise GuiforgeError(f"stages.{self.name}.out: the lake {ctx.lake.uri} is not on local disk: "
                                 "set a local folder for the exports")
         return Path(ctx.lake.root).parent / "exports" / ctx.run_id
 
     def preflight(self) -> None:
-        from guiforge.errors import GuiforgeError
-        from guiforge.export.target import check_target
-
         try:
             check_target(self.config.action_format, self.config.coords)
         except GuiforgeError as exc:  # "--coords: ..." as the config field it came from
@@ -66,8 +72,6 @@ class ExportStage(Stage):
         return [ShardPlan(key="export", params={"out": str(self.out_dir(ctx))}, inputs=inputs)]
 
     def run(self, ctx, shard: ShardPlan):
-        from guiforge.export import export_run
-
         exports, exclusions = [], []
         for fmt in self.config.formats:
             result = export_run(ctx.lake, Path(shard.params["out"]) / fmt, run_id=ctx.run_id, fmt=fmt,

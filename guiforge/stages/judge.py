@@ -4,19 +4,32 @@ and SFT acceptance (every trajectory not accepted is an exclusion with its reaso
 One shard per few rollouts shards (``rollout_shards_per_shard``). The offline judge (the default with no keys) reads the key
 screenshots with tesseract; a model judge gets them as images. With ``fallback_role`` set,
 a trajectory whose primary judge gave no verdict is judged again by the fallback.
+
+A trajectory that met a fault (``failure_kind``: environment, model, verifier) has no
+outcome to judge: it gets no verdict and is never accepted. A judge call that fails for
+good is a judgment of ``failure_kind`` ``model_failure``, with no verdict.
 """
 
 from __future__ import annotations
 
-import asyncio
-from typing import Literal
-
 from pydantic import Field
 
+from guiforge.failures import FAULT_KINDS, failure_kind, is_fault
+from guiforge.faults import shard_faults, unit
 from guiforge.filters import apply_filters
-from guiforge.judge.accept import ACCEPTED_REASON, filters_for, policy_for
+from guiforge.judge.accept import (
+    AcceptPolicy,
+    accepted_reason,
+    filters_for,
+    policies_of,
+    policy_for,
+)
 from guiforge.judge.evidence import FrameDiffer, JudgeView, build_view, choose_key_frames
+from guiforge.judge.ocr import ScreenReader
+from guiforge.judge.offline import OfflineJudge
 from guiforge.judge.verdict import Verdict
+from guiforge.lake.images import ImageReader
+from guiforge.models.loop import submit
 from guiforge.stages.base import ShardPlan, Stage, StageConfig
 
 _STEP_COLUMNS = ["trajectory_id", "step_index", "image_sha256", "action", "feedback", "error", "target_json"]
@@ -26,7 +39,7 @@ class JudgeConfig(StageConfig):
     model_role: str = "judge"
     fallback_role: str | None = Field(default=None, description="a second judge for the primary's parse failures")
     key_frames: int = Field(default=3, ge=1, le=16, description="screenshots a judge sees: the last + most changed")
-    accept: Literal["auto", "verifier", "judge", "both"] = Field(
+    accept: AcceptPolicy = Field(
         default="auto", description="SFT acceptance; auto: both where a verifier exists, judge where none")
     threshold: float = Field(default=0.6, ge=0, le=1, description="offline judge: score that counts as success")
     ocr_workers: int = Field(default=2, ge=1, le=32, description="tesseract processes at once (offline judge)")
@@ -64,6 +77,17 @@ class JudgeStage(Stage):
     def outputs(self) -> list[str]:
         return ["judgments", "exclusions"]
 
+    def failures(self, outputs: dict) -> tuple[dict[str, int], int]:
+        """The judge's own faults (not the trajectories', nor its parse failures), out of its
+        judgments."""
+        rows = outputs.get("judgments") or []
+        rows = rows.to_pylist() if hasattr(rows, "to_pylist") else rows
+        kinds: dict[str, int] = {}
+        for r in rows:
+            if r.get("failure_kind") in FAULT_KINDS:
+                kinds[r["failure_kind"]] = kinds.get(r["failure_kind"], 0) + 1
+        return kinds, len(rows)
+
     def plan(self, ctx) -> list[ShardPlan]:
         steps = {s.fingerprint: s.path for s in ctx.input_shards("steps")}
         tasks = [s.fingerprint for s in ctx.input_shards("tasks")]
@@ -87,8 +111,10 @@ class JudgeStage(Stage):
         return ctx.resource(f"{self.name}:tasks", load)
 
     def run(self, ctx, shard: ShardPlan):
-        from guiforge.lake.images import ImageReader
+        with shard_faults(ctx, self.name, shard.key):
+            return self._run(ctx, shard)
 
+    def _run(self, ctx, shard: ShardPlan):
         trajectories: list[dict] = []
         by_trajectory: dict[str, list[dict]] = {}
         for trajectories_path, steps_path in shard.params["parts"]:
@@ -109,22 +135,29 @@ class JudgeStage(Stage):
                 prepared.add(v.trajectory_id)
             return v
 
-        verdicts = self._judge(ctx, self.config.model_role, views, images, prepare)
+        samples = {t["trajectory_id"]: t["sample_index"] for t in trajectories}
+        verdicts: list[Verdict | None] = [no_outcome(t) if is_fault(t) else None for t in trajectories]
+        todo = [i for i, v in enumerate(verdicts) if v is None]  # the rest has no outcome to judge
+        for i, v in zip(todo, self._judge(ctx, self.config.model_role, [views[i] for i in todo], images, prepare,
+                                          samples), strict=True):
+            verdicts[i] = v
         if self.config.fallback_role:
-            redo = [i for i, v in enumerate(verdicts) if v.success is None and not views[i].env_failure]
+            redo = [i for i in todo if verdicts[i].success is None]
             if redo:
-                again = self._judge(ctx, self.config.fallback_role, [views[i] for i in redo], images, prepare)
+                again = self._judge(ctx, self.config.fallback_role, [views[i] for i in redo], images, prepare,
+                                    samples)
                 for i, v in zip(redo, again, strict=True):
                     v.flags = [*v.flags, f"fallback_after:{verdicts[i].judge_model}"]
                     verdicts[i] = v
         return self._rows(trajectories, tasks, views, verdicts)
 
-    def _judge(self, ctx, role: str, views: list[JudgeView], images: dict[str, bytes], prepare) -> list[Verdict]:
+    def _judge(self, ctx, role: str, views: list[JudgeView], images: dict[str, bytes], prepare,
+               samples: dict[str, int]) -> list[Verdict]:
+        if not views:
+            return []
         model = ctx.model(role)
         if model.offline:
             views = [prepare(v) for v in views]
-            from guiforge.judge.ocr import ScreenReader
-            from guiforge.judge.offline import OfflineJudge
 
             ocr = ctx.resource(f"ocr:{self.config.ocr_workers}", lambda: ScreenReader(ctx.lake, self.config.ocr_workers))
             judge = OfflineJudge(self.config.threshold)
@@ -132,29 +165,27 @@ class JudgeStage(Stage):
             text = ocr.read_many((sha, images[sha]) for sha in sorted(wanted))
             return [judge.judge(v, text) for v in views]
 
+        # heavy: jinja2, imported when this runs
         from guiforge.judge.model_judge import ajudge
-        from guiforge.models.loop import event_loop
 
         client = ctx.client(role)
         types = {sha: media_type(data) for sha, data in images.items()}
 
         async def one(v: JudgeView) -> Verdict:
-            if v.env_failure:
-                return Verdict(False, 0.0, "the environment failed; no outcome to judge", "none",
-                               flags=["env_failure"])
-            return await ajudge(client, v, {sha: images[sha] for _, sha in v.key_frames}, types)
+            # one unit of work per trajectory and judge, for an injected fault (guiforge.faults)
+            with unit(v.task_id, f"{samples.get(v.trajectory_id)}/{role}"):
+                return await ajudge(client, v, {sha: images[sha] for _, sha in v.key_frames}, types)
 
         # Each view's call goes out as soon as its key frames are chosen, so the endpoint is
         # busy while the rest of the shard is still being prepared.
-        loop = event_loop()
-        futures = [asyncio.run_coroutine_threadsafe(one(prepare(v)), loop) for v in views]
+        futures = [submit(one(prepare(v))) for v in views]
         return [f.result() for f in futures]
 
     def _rows(self, trajectories, tasks, views, verdicts) -> dict:
         rows = []
         for t, view, v in zip(trajectories, views, verdicts, strict=True):
             task = tasks[t["task_id"]]
-            verifier = None if t.get("env_failure") else t.get("success")
+            verifier = None if is_fault(t) else t.get("success")
             rows.append({
                 "trajectory_id": t["trajectory_id"], "task_id": t["task_id"], "domain": task["domain"],
                 "skill_id": task.get("skill_id"), "judge": self.name, "judge_model": v.judge_model,
@@ -163,14 +194,14 @@ class JudgeStage(Stage):
                 "agrees": None if v.success is None or verifier is None else v.success == verifier,
                 "rationale": v.rationale, "evidence_steps": v.evidence_steps,
                 "evidence_images": v.evidence_images or [sha for _, sha in view.key_frames], "flags": v.flags,
-                "parse_failure": v.parse_failure, "input_tokens": v.input_tokens,
+                "parse_failure": v.parse_failure, "failure_kind": v.failure_kind, "input_tokens": v.input_tokens,
                 "output_tokens": v.output_tokens, "cost_usd": v.cost_usd,
                 # read by the acceptance filters only
-                "env_failure": bool(t.get("env_failure")), "verifier_score": t.get("score"),
+                "trajectory_failure": failure_kind(t) if is_fault(t) else None, "verifier_score": t.get("score"),
                 "trajectory_error": t.get("error"),
             })
         exclusions = []
-        for policy in ("verifier", "judge", "both"):
+        for policy in policies_of(self.config.accept):
             group = [r for r in rows if policy_for(self.config.accept, r) == policy]
             if not group:
                 continue
@@ -181,10 +212,15 @@ class JudgeStage(Stage):
             for r in group:
                 r["accept_policy"] = policy
                 r["accepted"] = r["trajectory_id"] in kept
-                r["accept_reason"] = ACCEPTED_REASON[policy] if r["accepted"] else reasons[r["trajectory_id"]]
+                r["accept_reason"] = accepted_reason(policy) if r["accepted"] else reasons[r["trajectory_id"]]
             exclusions.extend(result.exclusions)
         for r in rows:
-            for k in ("env_failure", "verifier_score", "trajectory_error"):
+            for k in ("trajectory_failure", "verifier_score", "trajectory_error"):
                 r.pop(k)
         return {"judgments": rows, "exclusions": exclusions}
 
+
+def no_outcome(trajectory: dict) -> Verdict:
+    """The judgment of a trajectory that met a fault: nothing to judge, no verdict."""
+    kind = failure_kind(trajectory)
+    return Verdict(None, None, f"no outcome to judge: the trajectory is a {kind}", "none", flags=[kind])

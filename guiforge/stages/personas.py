@@ -20,6 +20,7 @@ class PersonasStage(Stage):
     config: PersonasConfig
 
     def data_files(self):
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.worlds.seeds import data_dir
 
         return [data_dir() / "persona_seeds.yaml"]
@@ -36,6 +37,7 @@ class PersonasStage(Stage):
                 for a in range(0, n, size)]
 
     def run(self, ctx, shard: ShardPlan):
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.worlds.personas import build_personas
 
         start, stop = shard.params["start"], shard.params["stop"]

@@ -3,17 +3,35 @@ action it precedes (reason-then-act), plus what training reads: the reasoning/di
 the SFT target text, the action's span in it, and Mage's one-query-per-spot rule.
 
 An inconsistent thought (after one retry) and a repeated query stay in ``relabels`` with
-their flags, and each has an ``exclusions`` row saying why SFT leaves it out.
+their flags, and each has an ``exclusions`` row saying why SFT leaves it out; so does a
+step whose relabeler call failed for good (``failed_check`` and gate ``model_failure``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Literal
 
 from pydantic import Field
 
-from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
+from guiforge.curation.consistency import ConsistencyFilter, DuplicateTargetFilter
+from guiforge.curation.lakeread import (
+    accepted_trajectories,
+    fingerprints,
+    images_by_sha,
+    read_rows,
+    task_index,
+)
+from guiforge.curation.relabeler import relabel_offline, relabel_with_model
+from guiforge.curation.sft_target import assistant_text, choose_mode, mark_duplicates
+from guiforge.curation.thoughts import StepContext
+from guiforge.failures import MODEL_FAILURE
+from guiforge.faults import shard_faults, unit
+from guiforge.filters import Drop, Filter, apply_filters
+from guiforge.lake.exclusions import exclusion_row
+from guiforge.models.loop import run
+from guiforge.stages.base import ShardPlan, Stage, StageConfig
 
 
 class RelabelConfig(StageConfig):
@@ -23,6 +41,18 @@ class RelabelConfig(StageConfig):
     tasks_per_shard: int = Field(default=8, ge=1, le=10_000)
     model_role: str = "relabeler"
     concurrency: int = Field(default=8, ge=1, le=256, description="model relabels in flight per shard")
+
+
+class RelabelerFailed(Filter):
+    """A step whose relabeler call failed for good has no thought to train on."""
+
+    gate = MODEL_FAILURE
+
+    def check(self, row) -> Drop | None:
+        if row.get("failed_check") != MODEL_FAILURE:
+            return None
+        return Drop(row.get("failed_reason") or "model failure", {"step_index": row.get("step_index"),
+                                                                  "domain": row.get("domain")})
 
 
 def _summary(action: dict, target: dict | None) -> str:
@@ -48,9 +78,13 @@ class RelabelStage(Stage):
     def outputs(self) -> list[str]:
         return ["relabels", "exclusions"]
 
-    def plan(self, ctx) -> list[ShardPlan]:
-        from guiforge.curation.lakeread import accepted_trajectories, fingerprints, read_rows
+    def failures(self, outputs: dict) -> tuple[dict[str, int], int]:
+        """Steps the relabeler model failed on, out of the steps relabelled."""
+        rows = outputs.get("relabels") or []
+        failed = sum(r.get("failed_check") == MODEL_FAILURE for r in rows)
+        return ({MODEL_FAILURE: failed} if failed else {}), len(rows)
 
+    def plan(self, ctx) -> list[ShardPlan]:
         accepted = accepted_trajectories(ctx, self.config.accepted_from)
         by_task: dict[str, list[str]] = {}
         for r in read_rows(ctx, "trajectories", ["trajectory_id", "task_id"]):
@@ -65,13 +99,10 @@ class RelabelStage(Stage):
                 for i in range(0, len(tasks), size)]
 
     def run(self, ctx, shard: ShardPlan):
-        from guiforge.curation.consistency import ConsistencyFilter, DuplicateTargetFilter
-        from guiforge.curation.lakeread import images_by_sha, read_rows, task_index
-        from guiforge.curation.relabeler import relabel_offline, relabel_with_model
-        from guiforge.curation.sft_target import assistant_text, choose_mode, mark_duplicates
-        from guiforge.curation.thoughts import StepContext
-        from guiforge.filters import apply_filters
+        with shard_faults(ctx, self.name, shard.key):
+            return self._run(ctx, shard)
 
+    def _run(self, ctx, shard: ShardPlan):
         wanted = set(shard.params["trajectories"])
         trajectories = {r["trajectory_id"]: r for r in read_rows(ctx, "trajectories", None, ("trajectory_id", wanted))}
         steps = read_rows(ctx, "steps", None, ("trajectory_id", wanted))
@@ -110,10 +141,11 @@ class RelabelStage(Stage):
                 "action_span_start": start, "action_span_end": end, "relabeler_model": r.model,
                 "prompt_hash": r.prompt_hash, "action": s["action"], "target": step_ctx.target,
                 "image_sha256": s["image_sha256"], "step_key": key,
+                "domain": tasks[trajectories[s["trajectory_id"]]["task_id"]].get("domain"),
             })
         mark_duplicates(rows)  # within a shard: every sample of a task shares its first frames
-        dropped = apply_filters([ConsistencyFilter(), DuplicateTargetFilter()], rows, stage=self.name,
-                                subject="step_key", subject_table="relabels")
+        dropped = apply_filters([RelabelerFailed(), ConsistencyFilter(), DuplicateTargetFilter()], rows,
+                                stage=self.name, subject="step_key", subject_table="relabels")
         keep = ("trajectory_id", "step_index", "thought", "original_thought", "consistent", "failed_check",
                 "attempts", "mode", "assistant_text", "action_span_start", "action_span_end", "duplicate_target",
                 "relabeler_model", "prompt_hash")
@@ -121,9 +153,6 @@ class RelabelStage(Stage):
                 "exclusions": excluded + dropped.exclusions}
 
     def _with_model(self, ctx, items, images_by_sha, relabel_with_model) -> list:
-        import asyncio
-
-        from guiforge.models.loop import run
 
         client = ctx.client(self.model_role)
         images = images_by_sha(ctx, {s["image_sha256"] for s, _, _ in items if s["image_sha256"]})
@@ -132,7 +161,8 @@ class RelabelStage(Stage):
         async def one(s, step_ctx):
             data, media = images.get(s["image_sha256"], (None, "image/png"))
             async with gate:
-                return await relabel_with_model(client, step_ctx, data, media)
+                with unit(s["trajectory_id"], s["step_index"]):  # for an injected fault (guiforge.faults)
+                    return await relabel_with_model(client, step_ctx, data, media)
 
         async def everything():
             return await asyncio.gather(*(one(s, c) for s, c, _ in items))

@@ -1,6 +1,6 @@
 """resynthesize: diagnoses -> new task candidates aimed at the weaknesses, for the same
 gates, rollouts and curation again. ``rounds: N`` unrolls the loop into named round stages
-(curation/rounds.py); each task carries ``parent_task_id``, ``round`` and ``diagnosis_id``.
+(orchestration/rounds.py); each task carries ``parent_task_id``, ``round`` and ``diagnosis_id``.
 """
 
 from __future__ import annotations
@@ -9,7 +9,13 @@ import json
 
 from pydantic import Field
 
-from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
+from guiforge.curation.lakeread import fingerprints, read_rows, task_index
+from guiforge.lake.exclusions import exclusion_row
+from guiforge.presentation import Presentation, harder_presentation
+from guiforge.stages.base import ShardPlan, Stage, StageConfig
+from guiforge.stages.shared import round_of, world_index
+from guiforge.stages.skills import cards_from_rows
+from guiforge.tasks.candidates import candidate_row, file_problems
 
 
 class ResynthesizeConfig(StageConfig):
@@ -37,21 +43,13 @@ class ResynthesizeStage(Stage):
         return ["task_candidates", "exclusions"]
 
     def plan(self, ctx) -> list[ShardPlan]:
-        from guiforge.curation.lakeread import fingerprints
-        from guiforge.curation.rounds import round_of
-
         if not ctx.input_shards("diagnoses"):
             return []
         return [ShardPlan(key=f"resynthesize[round {round_of(ctx)}]", inputs=fingerprints(ctx, *self.inputs()))]
 
     def run(self, ctx, shard: ShardPlan):
-        from guiforge.curation.lakeread import read_rows, task_index
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.curation.resynthesis import aims, new_task_id, resynthesize
-        from guiforge.curation.rounds import round_of
-        from guiforge.presentation import Presentation, harder_presentation
-        from guiforge.stages.shared import world_index
-        from guiforge.stages.skills import cards_from_rows
-        from guiforge.stages.tasks import candidate_row, file_problems
 
         round_ = round_of(ctx)
         diagnoses = read_rows(ctx, "diagnoses")

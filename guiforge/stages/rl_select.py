@@ -1,5 +1,5 @@
-"""rl_select: the RL task pool. Per task the success rate p over its k samples (environment
-failures left out), mixed outcomes only, p inside a band around 0.5, then integer domain
+"""rl_select: the RL task pool. Per task the success rate p over its k samples (samples
+that met a fault, or have no verdict, left out: guiforge.failures), mixed outcomes only, p inside a band around 0.5, then integer domain
 quotas summing to the budget, filled by closeness to 0.5 and skill diversity, with the
 fallback when a domain runs short. Every task left out is an exclusion with its reason.
 
@@ -13,15 +13,17 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
+from guiforge.failures import valid_sample
 from guiforge.filters import apply_filters
+from guiforge.lake.exclusions import exclusion_row
 from guiforge.selection import Candidate, NoVariance, OutOfBand, TooFewValid, allocate, pick
-from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
+from guiforge.stages.base import ShardPlan, Stage, StageConfig
 
 
 class RlSelectConfig(StageConfig):
     budget: int = Field(default=16, ge=0, le=1_000_000, description="tasks in the pool (B)")
     band: tuple[float, float] = Field(default=(0.2, 0.8), description="[lo, hi] around 0.5 for p")
-    min_valid: int = Field(default=4, ge=1, le=1024, description="samples left after environment failures")
+    min_valid: int = Field(default=4, ge=1, le=1024, description="samples left after the faults")
     balance: Literal["equal"] | dict[str, float] = Field(
         default="equal", description="equal shares over the domains rolled out, or explicit shares per domain")
 
@@ -65,7 +67,8 @@ class RlSelectStage(Stage):
     def run(self, ctx, shard: ShardPlan):
         outcomes: dict[str, list[dict]] = {}
         for path in shard.params["trajectories"]:
-            for t in ctx.lake.read_shard(path, columns=["task_id", "success", "env_failure"]).to_pylist():
+            for t in ctx.lake.read_shard(path, columns=["task_id", "success", "env_failure",
+                                                        "failure_kind"]).to_pylist():
                 outcomes.setdefault(t["task_id"], []).append(t)
         tasks = {}
         for path in shard.params["tasks"]:
@@ -73,7 +76,7 @@ class RlSelectStage(Stage):
         rows = []
         for task_id in sorted(outcomes):
             samples = outcomes[task_id]
-            valid = [s for s in samples if not s["env_failure"] and s["success"] is not None]
+            valid = [s for s in samples if valid_sample(s)]
             n_success = sum(bool(s["success"]) for s in valid)
             task = tasks[task_id]
             rows.append({"task_id": task_id, "domain": task["domain"], "skill_id": task.get("skill_id"),

@@ -2,7 +2,9 @@
 
 The offline teacher is the scripted teacher (reference solution + seeded noise); with a
 teacher model configured, the same stage rolls out that model. Each trajectory records its
-outcome and every step; screenshots are stored once, by hash, in ``images``.
+outcome and every step; screenshots are stored once, by hash, in ``images``. A sample that
+meets a fault is a trajectory of its ``failure_kind`` with no outcome; an instance that
+failed (or would not start) is replaced before the next sample.
 """
 
 from __future__ import annotations
@@ -14,10 +16,18 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from guiforge.envs.base import EnvFailure
+from guiforge.failures import ENV_FAILURE, FAULT_KINDS
+from guiforge.faults import carried, shard_faults, unit
 from guiforge.harness.context import ContextPolicy
-from guiforge.harness.policies import Noise
+from guiforge.harness.episode import Episode
+from guiforge.harness.policies import ModelPolicy, Noise, ScriptedTeacher
+from guiforge.lake.blobs import ShardContent
 from guiforge.lake.fingerprint import fingerprint
+from guiforge.models.base import Message
+from guiforge.models.base import prompt_hash as hash_messages
 from guiforge.stages.base import ShardPlan, Stage, StageConfig
+from guiforge.stages.shared import env_manager, world_index
 from guiforge.teacher.weaknesses import Weaknesses
 
 
@@ -80,6 +90,9 @@ class RolloutsStage(Stage):
     def outputs(self) -> list[str]:
         return ["trajectories", "steps", "images"]
 
+    def failures(self, outputs: dict) -> tuple[dict[str, int], int]:
+        return count_failures(outputs.get("trajectories") or [])
+
     def plan(self, ctx) -> list[ShardPlan]:
         shards = ctx.input_shards("tasks")
         rows = []
@@ -97,8 +110,6 @@ class RolloutsStage(Stage):
                 for i in range(0, len(chosen), size)]
 
     def policy_for(self, ctx, row: dict, sample: int):
-        from guiforge.harness.policies import ModelPolicy, ScriptedTeacher
-
         model = ctx.model(self.model_role)
         if model.offline:
             return ScriptedTeacher(json.loads(row["reference_json"]), row["domain"], row["variant"], self.config.noise,
@@ -108,9 +119,6 @@ class RolloutsStage(Stage):
         return ModelPolicy(ctx.client(self.model_role), sample=sample)
 
     def run(self, ctx, shard: ShardPlan):
-        from guiforge.lake.blobs import ShardContent
-        from guiforge.stages.shared import env_manager, world_index
-
         manager = env_manager(ctx, self.config.instances_per_domain)
         worlds = world_index(ctx)
         images = ShardContent(ctx.content_store("images"))  # this run's committed frames
@@ -118,16 +126,18 @@ class RolloutsStage(Stage):
                    **({"weaknesses": self.config.weaknesses.model_dump()} if self.config.weaknesses else {}),
                    "max_parse_retries": self.config.max_parse_retries}
         try:
-            return self._rollouts(ctx, shard, manager, worlds, images, harness)
+            with shard_faults(ctx, self.name, shard.key):
+                return self._rollouts(ctx, shard, manager, worlds, images, harness)
         except BaseException:
             images.abandon()  # claimed frames were never committed: let other shards store them
             raise
 
     def _rollouts(self, ctx, shard, manager, worlds, images, harness) -> dict:
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.gates.package_gate import env_spec
         from guiforge.harness.episode import run_episode, system_prompt
-        from guiforge.models.base import Message
-        from guiforge.models.base import prompt_hash as hash_messages
+
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.tasks.materialize import task_spec
 
         cache: dict[str, dict] = {}
@@ -137,20 +147,31 @@ class RolloutsStage(Stage):
         rows = [cache[path][task_id] for task_id, path in shard.params["tasks"]]
 
         def collect(row: dict) -> list:
-            """The k episodes of one task, in one environment lease."""
+            """The k episodes of one task, in one environment lease while it stays sound."""
             spec = task_spec(row, worlds[row["world_id"]])
             out = []
             wanted = env_spec(row["domain"], row["variant"], self.config.phone_screenshots, spec.presentation)
-            with manager.acquire(wanted, timeout_s=1800) as lease:
+            lease = None
+            try:
                 for sample in range(self.config.samples):
                     policy = self.policy_for(ctx, row, sample)
-                    episode = run_episode(lease, spec, policy, self.config.context, row["variant"],
-                                          self.config.max_parse_retries)
+                    if lease is not None and lease.broken:  # the next sample gets a new instance
+                        lease.release()
+                        lease = None
+                    with unit(row["task_id"], sample, env=EPISODE_SPAN, model=EPISODE_SPAN):
+                        if lease is None:
+                            lease, episode = acquire(manager, wanted, row["task_id"])
+                        if lease is not None:
+                            episode = run_episode(lease, spec, policy, self.config.context, row["variant"],
+                                                  self.config.max_parse_retries)
                     out.append((sample, policy.name, episode, getattr(policy, "events", None)))
+            finally:
+                if lease is not None:
+                    lease.release()
             return out
 
         with ThreadPoolExecutor(self.config.concurrency, thread_name_prefix="rollout") as pool:
-            collected = list(pool.map(collect, rows))  # map keeps the shard's order
+            collected = list(pool.map(carried(collect), rows))  # map keeps the shard's order
 
         trajectories, steps = [], []
         for row, episodes in zip(rows, collected, strict=True):
@@ -170,7 +191,8 @@ class RolloutsStage(Stage):
                     "trajectory_id": trajectory_id, "task_id": task_id, "sample_index": sample,
                     "success": None if verdict is None else verdict.success,
                     "score": None if verdict is None else verdict.score,
-                    "env_failure": episode.env_failure, "n_steps": len(episode.steps),
+                    "env_failure": episode.env_failure, "failure_kind": episode.failure_kind,
+                    "n_steps": len(episode.steps),
                     "criteria_json": json.dumps(verdict.as_dict() if verdict else None),
                     "teacher_model": policy_name,
                     "harness_json": json.dumps({**harness, "variant": row["variant"], "answer": episode.answer,
@@ -197,3 +219,27 @@ class RolloutsStage(Stage):
                         "attempts_json": json.dumps(s.attempts, ensure_ascii=False),
                     })
         return {"trajectories": trajectories, "steps": steps, "images": images.rows}
+
+
+# An injected fault strikes one of an episode's first steps or model calls (guiforge.faults).
+EPISODE_SPAN = 3
+
+
+def acquire(manager, wanted, task_id: str):
+    """(lease, None), or (None, an env_failure episode) when no instance would start."""
+    try:
+        return manager.acquire(wanted, timeout_s=1800), None
+    except EnvFailure as exc:
+        return None, Episode(task_id, env_failure=True, failure_kind=ENV_FAILURE,
+                             error=f"environment failure: no {wanted.domain} instance: {exc}")
+
+
+def count_failures(trajectories) -> tuple[dict[str, int], int]:
+    """(faults by kind, trajectories) of a shard's rows, for the run's failure share (a
+    parse failure is the policy's own outcome, not a fault of the machinery)."""
+    rows = trajectories.to_pylist() if hasattr(trajectories, "to_pylist") else list(trajectories)
+    kinds: dict[str, int] = {}
+    for r in rows:
+        if r.get("failure_kind") in FAULT_KINDS:
+            kinds[r["failure_kind"]] = kinds.get(r["failure_kind"], 0) + 1
+    return kinds, len(rows)

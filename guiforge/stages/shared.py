@@ -1,11 +1,15 @@
 """What several stages read and hold the same way: the run's worlds (by id, loaded once per
-process) and the run's environment manager (warm instances carry over between stages)."""
+process), the run's environment manager (warm instances carry over between stages) and the
+resynthesis round a stage runs in."""
 
 from __future__ import annotations
+
+from guiforge.envs import EnvManager, default_factories
 
 
 def load_worlds(ctx, path: str) -> dict:
     """world_id -> World for one shard of the worlds table."""
+    # heavy: faker, jinja2, imported when this runs
     from guiforge.worlds.model import World
 
     table = ctx.lake.read_shard(path, columns=["world_id", "world_json"])
@@ -25,11 +29,14 @@ def world_index(ctx) -> dict:
     return ctx.resource("worlds-index", build)
 
 
+def round_of(ctx) -> int:
+    """The resynthesis round a stage runs in (0 outside a loop; orchestration/rounds.py)."""
+    return getattr(ctx, "round", 0)
+
+
 def env_manager(ctx, instances: int):
     """The run's environment manager, shared by the stages (warm instances carry over);
     the stage running now sets how many instances per domain it may hold."""
-    from guiforge.envs import EnvManager, default_factories
-
     manager = ctx.resource("env-manager", lambda: EnvManager(default_factories(), max_instances=instances))
     manager.max_instances = instances
     return manager

@@ -8,8 +8,10 @@ import random
 
 from pydantic import Field
 
+from guiforge.lake.exclusions import exclusion_row
 from guiforge.lake.fingerprint import fingerprint
-from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
+from guiforge.stages.base import ShardPlan, Stage, StageConfig
+from guiforge.stages.skills import card_row
 
 
 class SkillAuthorConfig(StageConfig):
@@ -45,8 +47,8 @@ class SkillAuthorStage(Stage):
                           inputs=[s.fingerprint for s in shards])]
 
     def run(self, ctx, shard: ShardPlan):
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.authoring.skill_llm import propose_cards
-        from guiforge.stages.skills import card_row
 
         rows = [r for p in shard.params["paths"] for r in ctx.lake.read_shard(p).to_pylist()]
         rng = random.Random(fingerprint([ctx.seed, "skill_author"]))

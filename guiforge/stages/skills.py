@@ -9,6 +9,7 @@ from typing import Literal
 import yaml
 from pydantic import Field
 
+from guiforge.errors import GuiforgeError
 from guiforge.lake.fingerprint import sha256_bytes
 from guiforge.paths import PROJECT_ROOT, SKILLS_DIR
 from guiforge.skills.card import SkillCard
@@ -42,7 +43,7 @@ class SkillsStage(Stage):
     config: SkillsConfig
 
     def preflight(self) -> None:
-        from guiforge.errors import GuiforgeError
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.skills.loader import load_cards
 
         folder = self.folder()
@@ -83,6 +84,7 @@ class SkillsStage(Stage):
         return [ShardPlan(key="skills", params={"cards": digest, "n": len(files)})]
 
     def run(self, ctx, shard: ShardPlan):
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.skills.loader import load_cards
 
         folder = self.folder()
@@ -90,8 +92,6 @@ class SkillsStage(Stage):
         wanted = set(cards) if self.config.include == "all" else set(self.config.include)
         unknown = wanted - set(cards)
         if unknown:
-            from guiforge.errors import GuiforgeError
-
             raise GuiforgeError(f"stages.{self.name}.include: no skill card {sorted(unknown)} under {folder}")
         rows = []
         for skill_id in sorted(wanted - set(self.config.exclude)):

@@ -13,7 +13,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import Field
 
-from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
+from guiforge.failures import FAULT_KINDS
+from guiforge.faults import carried, shard_faults
+from guiforge.lake.exclusions import exclusion_row
+from guiforge.stages.base import ShardPlan, Stage, StageConfig
 from guiforge.stages.shared import env_manager, world_index
 
 
@@ -43,6 +46,10 @@ class TaskGatesStage(Stage):
     def outputs(self) -> list[str]:
         return ["tasks", "exclusions"]
 
+    def failures(self, outputs: dict) -> tuple[dict[str, int], int]:
+        """Candidates excluded for a fault, out of every candidate the shard judged."""
+        return count_gate_failures(outputs.get("exclusions") or [], len(outputs.get("tasks") or []))
+
     def plan(self, ctx) -> list[ShardPlan]:
         shards = ctx.input_shards("task_candidates")
         everything = [s.fingerprint for s in shards]  # duplicates are judged against all candidates
@@ -53,6 +60,7 @@ class TaskGatesStage(Stage):
                 for s in shards for i in range(0, s.rows, size)]
 
     def duplicates(self, ctx, paths: list[str]) -> dict[str, str]:
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.gates.text_gates import near_duplicates
 
         def build():
@@ -65,6 +73,11 @@ class TaskGatesStage(Stage):
         return ctx.resource(f"duplicates:{self.name}", build)
 
     def run(self, ctx, shard: ShardPlan):
+        with shard_faults(ctx, self.name, shard.key):
+            return self._gates(ctx, shard)
+
+    def _gates(self, ctx, shard: ShardPlan):
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.gates.package_gate import PackageGate
         from guiforge.gates.text_gates import leaks, speaks_to_model, unknown_entities
         from guiforge.tasks.materialize import task_spec
@@ -111,13 +124,13 @@ class TaskGatesStage(Stage):
             # and look are fixed when LibreOffice starts, so interleaved looks restart it often.
             order = sorted(range(len(pending)), key=lambda i: _pool_order(pending[i]))
             with ThreadPoolExecutor(self.config.concurrency, thread_name_prefix="package-gate") as pool:
-                for i, verdict in zip(order, pool.map(package, [pending[i] for i in order]), strict=True):
+                for i, verdict in zip(order, pool.map(carried(package), [pending[i] for i in order]), strict=True):
                     verdicts[i] = verdict  # back in the shard's order
         for row, result in zip(pending, verdicts, strict=True):
             verdict = {"passed": True, "skipped": True}
             if result is not None:
-                if not result.passed:
-                    reject(row, "package", result.reason, result.details)
+                if not result.passed:  # gate: package, or the kind of a fault that repeated
+                    reject(row, result.gate, result.reason, result.details)
                     continue
                 verdict = {"passed": True, **result.details}
             row["gate_json"] = json.dumps({**json.loads(row["gate_json"] or "{}"), "package": verdict})
@@ -127,7 +140,18 @@ class TaskGatesStage(Stage):
 
 def _pool_order(row: dict) -> str:
     """The environment pool a task's package gate acquires, as a sort key."""
+    # heavy: faker, jinja2, imported when this runs
     from guiforge.gates.package_gate import env_spec
 
     presentation = json.loads(row.get("presentation_json") or "null")
     return repr(env_spec(row["domain"], row["variant"], presentation=presentation).pool_key)
+
+
+def count_gate_failures(exclusions, accepted: int) -> tuple[dict[str, int], int]:
+    """(exclusions for a fault by kind, candidates judged) of one shard's rows."""
+    rows = exclusions.to_pylist() if hasattr(exclusions, "to_pylist") else list(exclusions)
+    kinds: dict[str, int] = {}
+    for r in rows:
+        if r["gate"] in FAULT_KINDS:
+            kinds[r["gate"]] = kinds.get(r["gate"], 0) + 1
+    return kinds, accepted + len(rows)

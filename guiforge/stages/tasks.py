@@ -4,61 +4,27 @@ file gate on the files each task's workspace will hold."""
 
 from __future__ import annotations
 
-import json
-from typing import Literal
+from typing import Annotated
 
 from pydantic import Field
 
-from guiforge.errors import GuiforgeError
-from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
+from guiforge.lake.exclusions import exclusion_row
+from guiforge.plugins import PluginRef
+from guiforge.stages.base import ShardPlan, Stage, StageConfig
 from guiforge.stages.shared import load_worlds
+from guiforge.stages.skills import cards_from_rows
+from guiforge.tasks.candidates import candidate_row, file_problems
 
 DOMAINS = ("web", "mobile", "desktop", "tools")
 
 
 class TaskCandidatesConfig(StageConfig):
     per_world: int = Field(default=10, ge=1, le=200, description="tasks per world at most")
-    domains: list[Literal["web", "mobile", "desktop", "tools"]] = Field(default_factory=lambda: list(DOMAINS))
+    domains: list[Annotated[str, PluginRef("guiforge.envs")]] = Field(
+        default_factory=lambda: list(DOMAINS), description="environment kinds to make tasks for")
     paraphrase: bool = Field(default=True, description="with a task-author model configured, it rewrites each "
                                                        "instruction in a user's words (kept only if it passes the gates)")
     model_role: str = "task_author"
-
-
-def candidate_row(c, gate: dict | None = None, author: dict | None = None) -> dict:
-    return {
-        "task_id": c.task_id, "world_id": c.world_id, "skill_id": c.skill_id, "skill_version": c.skill_version,
-        "domain": c.domain, "variant": c.variant, "apps": c.apps, "instruction": c.instruction,
-        "setup_json": json.dumps(c.setup, default=str), "rubric_json": json.dumps(c.rubric, default=str),
-        "reference_json": json.dumps(c.reference, default=str), "answer": c.answer,
-        "binding_json": json.dumps({"binding": c.binding, "leaks": c.leaks, "phrasing": c.phrasing,
-                                    "voice": c.voice, "paraphrase": c.paraphrase}, default=str),
-        "feasible": c.feasible, "difficulty": c.difficulty, "max_steps": c.max_steps,
-        "parent_task_id": None, "round": 0, "author_model": (author or {}).get("author_model"),
-        "prompt_hash": (author or {}).get("prompt_hash"),
-        "gate_json": json.dumps(gate or {}),
-        "presentation_json": json.dumps(c.presentation),
-    }
-
-
-def file_problems(candidate, world) -> list[str]:
-    """The file gate for one candidate: every file opens and holds its declared facts."""
-    spec = candidate.setup.get("files")
-    if not spec or candidate.domain not in ("desktop", "tools"):
-        return []
-    from guiforge.gates.file_gate import check_files
-    from guiforge.preparers.files import prepare_workspace
-
-    try:
-        files = {name: data for name, data in prepare_workspace(world, spec).items() if isinstance(data, bytes)}
-    except (GuiforgeError, ValueError, KeyError) as exc:  # a card whose workspace spec does not fit this world
-        return [f"workspace spec: {exc}"]
-    facts = []
-    for name, key in candidate.setup.get("file_facts", []):
-        try:
-            facts.append((name, world.fact(key)))
-        except KeyError:
-            return [f"{name}: the card relies on fact {key!r}, which this world lacks"]
-    return check_files(files, facts, required=sorted(files))
 
 
 class TaskCandidatesStage(Stage):
@@ -86,8 +52,8 @@ class TaskCandidatesStage(Stage):
                 for w in ctx.input_shards("worlds")]
 
     def run(self, ctx, shard: ShardPlan):
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.skills.instantiate import BindingError, instantiate, select_balanced
-        from guiforge.stages.skills import cards_from_rows
 
         rows = [r for p in shard.params["skills"] for r in ctx.lake.read_shard(p).to_pylist()]
         cards = [c for _, c in sorted(cards_from_rows(rows).items())
@@ -121,6 +87,7 @@ class TaskCandidatesStage(Stage):
         gate-clean; a rejected rewording is an exclusion (the task keeps its template text)."""
         if not (self.config.paraphrase and candidates) or ctx.model(self.model_role).offline:
             return []
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.authoring.paraphrase import paraphrase_all
 
         world_text = world.model_dump_json()

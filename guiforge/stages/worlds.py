@@ -10,9 +10,10 @@ from typing import Literal
 from pydantic import Field
 
 from guiforge.errors import GuiforgeError
+from guiforge.lake.exclusions import exclusion_row
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.paths import SCENARIOS_DIR
-from guiforge.stages.base import ShardPlan, Stage, StageConfig, exclusion_row
+from guiforge.stages.base import ShardPlan, Stage, StageConfig
 
 
 def _dir_state(directory: Path) -> tuple:
@@ -22,6 +23,7 @@ def _dir_state(directory: Path) -> tuple:
 @lru_cache(maxsize=4)
 def _scenarios(state: tuple) -> dict:
     """Scenarios parsed once per process (and again only when a file changes)."""
+    # heavy: faker, jinja2, imported when this runs
     from guiforge.worlds.scenarios import load_scenarios
 
     return load_scenarios(Path(state[0]))
@@ -93,6 +95,7 @@ class WorldsStage(Stage):
         return plans
 
     def run(self, ctx, shard: ShardPlan):
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.worlds.consistency import check_world
         from guiforge.worlds.model import Persona
         from guiforge.worlds.scenarios import suitable_scenarios
@@ -117,6 +120,7 @@ class WorldsStage(Stage):
         if model.offline:
             built = self._build_offline(ctx, jobs)
         else:
+            # heavy: faker, jinja2, only with a model configured
             from guiforge.authoring.world_llm import build_worlds_llm
 
             built = build_worlds_llm(ctx.client(self.model_role), jobs, ctx.seed)
@@ -143,6 +147,7 @@ class WorldsStage(Stage):
         return {"worlds": worlds, "exclusions": excluded}
 
     def _build_offline(self, ctx, jobs):
+        # heavy: faker, jinja2, imported when this runs
         from guiforge.authoring.world_llm import BuiltWorld
         from guiforge.worlds.template_builder import build_world
 

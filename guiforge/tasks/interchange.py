@@ -16,6 +16,8 @@ import json
 from typing import Any
 
 from guiforge.errors import GuiforgeError
+from guiforge.lake.ids import check_id
+from guiforge.tasks.osworld_eval import osworld_evaluator
 
 FORMAT = "guiforge.task/1"
 JSON_COLUMNS = ("setup", "rubric", "reference", "binding", "gate", "presentation")
@@ -42,10 +44,53 @@ def from_guiforge_json(data: dict[str, Any], source: str = "<json>") -> dict[str
     missing = [k for k in ("task_id", "domain", "instruction") if not data.get(k)]
     if missing:
         raise GuiforgeError(f"{source}: {missing[0]}: required field is missing")
+    for field in ("task_id", "world_id", "parent_task_id"):
+        if data.get(field) is not None:
+            check_id(data[field], field, source)
+    _check_setup(data.get("setup"), source)
     row = {k: data.get(k) for k in SCALARS}
     for name in JSON_COLUMNS:
         row[f"{name}_json"] = json.dumps(data[name]) if data.get(name) is not None else None
     return row
+
+
+def _check_setup(setup: Any, source: str) -> None:
+    """A task file's setup is data: it may not name host files (a ``copy_from`` would put
+    ``/etc/shadow`` or an SSH key into the agent's workspace), and its files are the
+    preparers' recipe over the world, literal text included (``files.extra``)."""
+    if setup is None:
+        return
+    if not isinstance(setup, dict):
+        raise GuiforgeError(f"{source}: setup: expected an object, got {type(setup).__name__}")
+    where = _host_reference(setup, "setup")
+    if where:
+        raise GuiforgeError(f"{source}: {where}: a task file cannot name host files; carry the content in "
+                            "the task (setup.files.extra for text) or let the preparers build it from the world")
+    if setup.get("files") is not None:
+        # heavy (openpyxl, reportlab, python-docx): only a task file with files pays for it
+        from guiforge.preparers.files import parse_spec
+
+        try:
+            parse_spec(setup["files"])
+        except ValueError as exc:
+            raise GuiforgeError(f"{source}: setup.files: {exc}") from None
+
+
+def _host_reference(value: Any, where: str) -> str | None:
+    """Where in ``value`` a host file is named (a ``copy_from`` key), if anywhere."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "copy_from":
+                return f"{where}.{key}"
+            found = _host_reference(item, f"{where}.{key}")
+            if found:
+                return found
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _host_reference(item, f"{where}[{i}]")
+            if found:
+                return found
+    return None
 
 
 def _config(task: dict[str, Any], files: dict[str, str] | None) -> list[dict[str, Any]]:
@@ -62,8 +107,6 @@ def _config(task: dict[str, Any], files: dict[str, str] | None) -> list[dict[str
 
 def to_osworld(row: dict[str, Any], files: dict[str, str] | None = None) -> dict[str, Any]:
     """``files``: the task's workspace files, name -> where the export wrote it on the host."""
-    from guiforge.tasks.osworld_eval import osworld_evaluator
-
     task = to_guiforge_json(row)
     mapped = osworld_evaluator(task["rubric"]) if task["domain"] == "desktop" else None
     if task["feasible"] is False:

@@ -15,6 +15,7 @@ from guiforge.worlds.model import World
 def _files(world: World, spec: Any) -> dict[str, Any]:
     if not spec:
         return {}
+    # heavy: PIL, docx, lxml, numpy, openpyxl, pptx, reportlab, imported when this runs
     from guiforge.preparers.files import prepare_workspace
 
     return prepare_workspace(world, spec)
@@ -31,6 +32,7 @@ def _tools_file(data: Any) -> Any:
 
 def build_setup(domain: str, apps: list[str], setup: dict[str, Any], world: World) -> dict[str, Any]:
     if domain in ("web", "mobile"):
+        # heavy: faker, jinja2 (the worlds package), imported when this runs
         from guiforge.preparers.web_apps import web_setup
 
         return web_setup(world, apps=setup.get("apps") or apps, start=setup.get("start"))

@@ -41,6 +41,7 @@ def recovery_figures(events_json: list[str | None]) -> dict[str, Any]:
 
 
 def teacher_realism(lake, run_id: str | None = None) -> dict[str, Any]:
+    # heavy: duckdb, numpy, imported when this runs
     from guiforge.catalog import _quote, connect, table_source
 
     steps, trajectories = table_source(lake, "steps"), table_source(lake, "trajectories")

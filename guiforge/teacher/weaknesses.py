@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from guiforge.envs.actions import GRID, Action
 from guiforge.envs.base import Observation
+from guiforge.envs.targets import element_at
 
 
 class Weaknesses(BaseModel):
@@ -56,8 +57,6 @@ class Weaknesses(BaseModel):
 
 
 def _box_at(obs: Observation, action: Action) -> list[float] | None:
-    from guiforge.harness.episode import element_at
-
     target = element_at(obs, action)
     return (target or {}).get("box")
 

@@ -7,21 +7,24 @@ a dict is the message itself, so a responder can answer as GUI models do: for Op
 ...}`` (ids and types are filled in), for Anthropic ``{"content": [{"type": "thinking", ...},
 {"type": "text", ...}, {"type": "tool_use", "name", "input"}]}``. The server can inject
 429/5xx faults, heavy-tailed latency and a concurrency limit beyond which it answers 429,
-the way real inference servers behave. :class:`~guiforge.testing.family_models.FamilyModel`
-is a responder that answers as one model family does (Claude computer use, Qwen2.5-VL,
-Qwen3-VL, UI-TARS-1.5, OpenAI-compatible tools), in that family's format and pixels.
+the way real inference servers behave, and misbehave the way broken ones do: a reply body
+cut short, an HTML page instead of JSON, no answer at all (:class:`ServerBehaviour`).
+:class:`~guiforge.harness.formats.family_models.FamilyModel` is a responder that answers as
+one model family does (Claude computer use, Qwen2.5-VL, Qwen3-VL, UI-TARS-1.5,
+OpenAI-compatible tools), in that family's format and pixels.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import random
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
 
 Responder = Callable[[str, dict[str, Any]], "str | dict[str, Any]"]
 
@@ -33,6 +36,11 @@ class ServerBehaviour:
     concurrency_limit: int | None = None  # beyond it: 429, as vLLM/SGLang front-ends do
     latency: Callable[[random.Random], float] | None = None  # seconds per request
     seed: int = 0
+    # the next N requests (after fail_first) misbehave: "truncated" (the reply cut in half),
+    # "malformed" (a 200 HTML page), "hang" (nothing until hang_s, then the connection closes)
+    misbehave_first: int = 0
+    misbehaviour: Literal["truncated", "malformed", "hang"] = "truncated"
+    hang_s: float = 10.0
 
 
 @dataclass
@@ -47,8 +55,6 @@ class Recorded:
 
 def lognormal_latency(median_s: float = 0.2, p99_s: float = 2.0) -> Callable[[random.Random], float]:
     """A heavy-tailed latency: lognormal with the given median and 99th percentile."""
-    import math
-
     sigma = math.log(p99_s / median_s) / 2.3263  # z(0.99)
     mu = math.log(median_s)
     return lambda rng: rng.lognormvariate(mu, sigma)
@@ -78,6 +84,7 @@ class ModelServer:
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._in_flight = 0
+        self._misbehaved = 0
         self.max_in_flight = 0
         self._rng = random.Random(self.behaviour.seed)
         server = self
@@ -101,9 +108,18 @@ class ModelServer:
                     status, payload = server._handle("responses", body, headers)
                 else:
                     status, payload = 404, {"error": {"message": f"no route {self.path}"}}
-                data = json.dumps(payload).encode()
+                data, kind = json.dumps(payload).encode(), "application/json"
+                how = server._misbehaviour() if status == 200 else None
+                if how == "hang":
+                    time.sleep(server.behaviour.hang_s)
+                    self.close_connection = True
+                    return
+                if how == "truncated":
+                    data = data[: len(data) // 2]
+                elif how == "malformed":
+                    data, kind = b"<html><body><h1>502 Bad Gateway</h1></body></html>", "text/html"
                 self.send_response(status)
-                self.send_header("content-type", "application/json")
+                self.send_header("content-type", kind)
                 self.send_header("content-length", str(len(data)))
                 if status == 429:
                     self.send_header("retry-after-ms", "50")
@@ -136,6 +152,13 @@ class ModelServer:
         self._httpd.server_close()
 
     # -- behaviour ---------------------------------------------------------------------
+    def _misbehaviour(self) -> str | None:
+        with self._lock:
+            if self._misbehaved >= self.behaviour.misbehave_first:
+                return None
+            self._misbehaved += 1
+            return self.behaviour.misbehaviour
+
     def _handle(self, provider: str, body: dict[str, Any],
                 headers: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
         b = self.behaviour

@@ -6,12 +6,15 @@ Register new checks with ``@check("name")``; skill cards refer to them by that n
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 from typing import Any
 
-from guiforge.envs.base import FinalState
+from guiforge.verify.contract import FinalState
 from guiforge.verify.paths import select
 
 CHECKS: dict[str, Callable[..., bool]] = {}
@@ -105,6 +108,7 @@ OFFICE_SUFFIXES = (".xlsx", ".docx", ".pptx", ".pdf", ".ods", ".odt", ".odp")
 def _file_text(state: FinalState, path: str, parsed: bool = False) -> str | None:
     """A workspace file's text: office files through their own library; text files as
     they are (``parsed=True`` also reads CSV through the csv module, cells tab-separated)."""
+    # heavy: faker, jinja2, imported when this runs
     from guiforge.preparers.file_read import FileReadError, read_file_text
 
     f = _workspace_file(state, path)
@@ -130,6 +134,7 @@ def file_contains(state: FinalState, path: str, text: str | list[str]) -> bool:
 
 @check("xlsx_cell_equals")
 def xlsx_cell_equals(state: FinalState, path: str, cell: str, value: Any, sheet: str | None = None, tolerance: float = 0.005) -> bool:
+    # heavy: PIL, lxml, numpy, openpyxl, imported when this runs
     from openpyxl import load_workbook
 
     f = _workspace_file(state, path)
@@ -143,15 +148,22 @@ def xlsx_cell_equals(state: FinalState, path: str, cell: str, value: Any, sheet:
     return got is not None and _same(got, value, tolerance)
 
 
+def _slide_text(s) -> str:
+    """A slide's text: text frames, then table cells (a table slide's figures count too)."""
+    parts = [sh.text_frame.text for sh in s.shapes if sh.has_text_frame]
+    parts += [c.text for sh in s.shapes if getattr(sh, "has_table", False) and sh.has_table
+              for row in sh.table.rows for c in row.cells]  # fmt: skip
+    return " ".join(parts)
+
+
 @check("pptx_contains")
 def pptx_contains(state: FinalState, path: str, text: str | list[str], slide: int | None = None) -> bool:
+    # heavy: PIL, lxml, pptx, imported when this runs
     from pptx import Presentation
 
     f = _workspace_file(state, path)
     if not f.is_file():
         return False
-    from guiforge.verify.office_checks import _slide_text
-
     slides = list(Presentation(str(f)).slides)
     if slide is not None:
         slides = slides[slide : slide + 1] if -len(slides) <= slide < len(slides) else []
@@ -162,6 +174,7 @@ def pptx_contains(state: FinalState, path: str, text: str | list[str], slide: in
 
 @check("docx_contains")
 def docx_contains(state: FinalState, path: str, text: str | list[str]) -> bool:
+    # heavy: docx, lxml, imported when this runs
     from docx import Document
 
     f = _workspace_file(state, path)
@@ -182,6 +195,7 @@ def terminal_output_contains(state: FinalState, text: str) -> bool:
 @check("state_mentions_number")
 def state_mentions_number(state: FinalState, path: str, value: float) -> bool:
     """Some text at ``path`` quotes ``value`` in any usual format (1234.5, 1,234.50, 1.234,50 €)."""
+    # heavy: faker, jinja2, imported when this runs
     from guiforge.worlds.formats import find_number
 
     return any(find_number(str(v), float(value)) for v in select(state.apps, path))
@@ -189,6 +203,7 @@ def state_mentions_number(state: FinalState, path: str, value: float) -> bool:
 
 @check("file_mentions_number")
 def file_mentions_number(state: FinalState, path: str, value: float) -> bool:
+    # heavy: faker, jinja2, imported when this runs
     from guiforge.worlds.formats import find_number
 
     # Parsed as well as raw: a number right after a CSV comma is only found once cells are split.
@@ -198,6 +213,7 @@ def file_mentions_number(state: FinalState, path: str, value: float) -> bool:
 
 @check("answer_mentions_number")
 def answer_mentions_number(state: FinalState, value: float) -> bool:
+    # heavy: faker, jinja2, imported when this runs
     from guiforge.worlds.formats import find_number
 
     return state.answer is not None and find_number(state.answer, float(value))
@@ -306,8 +322,7 @@ def mentions(text: Any, value: Any, kind: str) -> bool:
     number (any usual format), date (ISO value; long, short and numeric forms), time
     ('14:30'; 12- or 24-hour forms) or digits (the same digit sequence, e.g. a phone number
     written with other spacing)."""
-    from datetime import date
-
+    # heavy: faker, jinja2, imported when this runs
     from guiforge.worlds.formats import find_date, find_number
 
     text = str(text)
@@ -429,6 +444,7 @@ _DATE_OR_TIME = re.compile(
 def answer_mentions_count(state: FinalState, value: int) -> bool:
     """The answer states the whole number ``value``; numbers inside dates and clock times do
     not count (so "from 2025-07-16 to 2025-07-23" does not state 7 or 16)."""
+    # heavy: faker, jinja2, imported when this runs
     from guiforge.worlds.formats import find_number
 
     if state.answer is None:
@@ -470,9 +486,6 @@ def csv_cell_equals(state: FinalState, path: str, row: int, column: str | int, v
     """A CSV cell read strictly with ``delimiter`` (no sniffing, so a file still split by
     ";" fails a "," check). ``row`` counts data rows from 0 below the header; ``column`` is a
     header name or a 0-based index."""
-    import csv
-    import io
-
     f = _workspace_file(state, path)
     if not f.is_file():
         return False
@@ -494,7 +507,3 @@ def answer_mentions_word(state: FinalState, value: str) -> bool:
         return False
     want = re.escape(normalize(value))
     return re.search(rf"(?<!\w){want}(?!\w)", normalize(state.answer)) is not None
-
-
-# checks over office files and the workspace (desktop tasks) live in their own module
-from guiforge.verify import office_checks  # noqa: E402, F401

@@ -13,8 +13,16 @@ import re
 from datetime import date, datetime, time
 from typing import Any
 
-from guiforge.envs.base import FinalState
-from guiforge.verify.checks import _file_text, _same, _workspace_file, check, normalize
+from guiforge.verify.checks import (
+    _file_text,
+    _same,
+    _slide_text,
+    _workspace_file,
+    check,
+    mentions,
+    normalize,
+)
+from guiforge.verify.contract import FinalState
 
 _PLAIN_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 # what LibreOffice's AutoCorrect makes of typed punctuation: dashes, quotes, odd spaces
@@ -30,6 +38,7 @@ _DMY = re.compile(r"^(\d{2})/(\d{2})/(\d{4})$")
 
 # -- spreadsheets ------------------------------------------------------------------------------
 def _sheet(path, sheet: str | None, data_only: bool):
+    # heavy: PIL, lxml, numpy, openpyxl, imported when this runs
     from openpyxl import load_workbook
 
     wb = load_workbook(path, data_only=data_only)
@@ -92,6 +101,7 @@ def xlsx_row_with(state: FinalState, path: str, values: list[Any], sheet: str | 
 
 # -- slides and documents ----------------------------------------------------------------------
 def _slides(state: FinalState, path: str) -> list | None:
+    # heavy: PIL, lxml, pptx, imported when this runs
     from pptx import Presentation
 
     f = _workspace_file(state, path)
@@ -104,18 +114,11 @@ def _pick(slides: list, slide: int | None) -> list:
     return slides[slide : slide + 1 or None] if -len(slides) <= slide < len(slides) else []
 
 
-def _slide_text(s) -> str:
-    """A slide's text: text frames, then table cells (a table slide's figures count too)."""
-    parts = [sh.text_frame.text for sh in s.shapes if sh.has_text_frame]
-    parts += [c.text for sh in s.shapes if getattr(sh, "has_table", False) and sh.has_table
-              for row in sh.table.rows for c in row.cells]  # fmt: skip
-    return " ".join(parts)
-
-
 @check("pptx_mentions_number")
 def pptx_mentions_number(state: FinalState, path: str, value: float, slide: int | None = None) -> bool:
     """Some text on the slide (all slides if ``slide`` is None; -1 is the last) states the
     number in any usual format."""
+    # heavy: faker, jinja2, imported when this runs
     from guiforge.worlds.formats import find_number
 
     slides = _slides(state, path)
@@ -190,9 +193,8 @@ def docx_field_equals(state: FinalState, path: str, label: str, value: Any, kind
     """A table row of the document whose first cell is ``label`` has ``value`` in its second
     cell (a form field): the same text, or with ``kind`` (number, date, time, digits) a cell
     that states it in any usual form and says nothing else but that."""
+    # heavy: docx, lxml, imported when this runs
     from docx import Document
-
-    from guiforge.verify.checks import mentions
 
     f = _workspace_file(state, path)
     if not f.is_file():
@@ -211,6 +213,7 @@ def docx_field_equals(state: FinalState, path: str, label: str, value: Any, kind
 def _section_table(path, heading: str):
     """The first table after the heading paragraph that reads ``heading`` and before the next
     heading (python-docx, body order), or None."""
+    # heavy: docx, lxml, imported when this runs
     from docx import Document
     from docx.table import Table
 
@@ -234,8 +237,6 @@ def docx_table_cell_equals(state: FinalState, path: str, heading: str, row: str,
     """In the table under the heading ``heading``, the row whose first cell is ``row`` holds
     ``value`` in the column headed ``column``: the same text, or with ``kind`` (number, date)
     a cell that states it in any usual form and nothing else."""
-    from guiforge.verify.checks import mentions
-
     f = _workspace_file(state, path)
     if not f.is_file():
         return False

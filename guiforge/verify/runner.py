@@ -2,17 +2,25 @@
 
 reward = sum(w_j * b_j) / sum(w_j); success = product of the required b_j. An infeasible
 task gets an extra required criterion: the agent must have reported ``infeasible``.
+
+A worker that crashes or runs past the deadline is killed and the rubric is scored again in
+a fresh worker; when that fails too, :class:`VerifierFailure` says so. A verifier that
+failed gives no verdict: never success=false or score 0.
 """
 
 from __future__ import annotations
 
+import os
 import select
 import subprocess
 import sys
 import threading
 
-from guiforge.envs.base import Criterion, FinalState, VerifierResult
-from guiforge.verify.worker import read_message, write_message
+from guiforge.failures import VERIFIER_FAILURE, Fault
+from guiforge.faults import inject
+from guiforge.verify.contract import Criterion, FinalState, VerifierResult
+from guiforge.verify.registry import find_check
+from guiforge.verify.wire import READY, read_message, write_message
 
 INFEASIBLE_CRITERION = Criterion(
     id="reported_infeasible",
@@ -23,15 +31,13 @@ INFEASIBLE_CRITERION = Criterion(
 
 def score_rubric(rubric: list[Criterion], state: FinalState, feasible: bool = True) -> VerifierResult:
     """Evaluate every criterion in this process (the worker side)."""
-    from guiforge.verify.checks import CHECKS
-
     criteria = list(rubric) if feasible else [*rubric, INFEASIBLE_CRITERION]
     bits: dict[str, int] = {}
     errors: list[str] = []
     for c in criteria:
         args = dict(c.check)
         name = args.pop("fn", None)
-        fn = CHECKS.get(name)
+        fn = find_check(name)
         if fn is None:
             bits[c.id] = 0
             errors.append(f"{c.id}: unknown check {name!r}")
@@ -48,18 +54,29 @@ def score_rubric(rubric: list[Criterion], state: FinalState, feasible: bool = Tr
     return VerifierResult(score=round(score, 6), success=success, criteria=bits, errors=errors)
 
 
-class VerifierPool:
-    """A warm worker process; a check that runs past its deadline gets the worker killed
-    and replaced, and the verdict records the timeout."""
+class VerifierFailure(Fault):
+    """The verifier timed out or crashed, in a fresh worker as well: no verdict."""
 
-    def __init__(self, deadline_s: float = 10.0):
+    kind = VERIFIER_FAILURE
+
+
+class VerifierPool:
+    """A warm worker process; a check that runs past its deadline (or a worker that dies)
+    gets the worker killed and the rubric scored again in a fresh one, once."""
+
+    def __init__(self, deadline_s: float = 10.0, startup_s: float = 120.0):
         self.deadline_s = deadline_s
+        self.startup_s = startup_s  # a fresh worker's imports: not part of any check's deadline
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
+        self._ready: int | None = None  # the pid of the worker that said it is ready
 
     def _worker(self) -> subprocess.Popen:
         if self._proc is None or self._proc.poll() is not None:
-            self._proc = subprocess.Popen([sys.executable, "-m", "guiforge.verify.worker"],
+            # isolated: -I keeps the caller's directory and PYTHON* variables off sys.path, cwd
+            # "/" is fixed, and only guiforge's own settings reach it (no API keys)
+            env = {k: v for k, v in os.environ.items() if k.startswith("GUIFORGE_") or k in ("PATH", "LANG", "TMPDIR")}
+            self._proc = subprocess.Popen([sys.executable, "-I", "-m", "guiforge.verify.worker"], cwd="/", env=env,
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         return self._proc
 
@@ -71,26 +88,44 @@ class VerifierPool:
 
     def verify(self, rubric: list[Criterion], state: FinalState, feasible: bool = True,
                deadline_s: float | None = None) -> VerifierResult:
+        """The verdict; :class:`VerifierFailure` when the worker crashed or timed out twice."""
         deadline = deadline_s or self.deadline_s
+        injection = inject("verifier")  # the same on the retry: an injected fault must outlast it
+        fault = injection.kind if injection else None
+        errors = []
         with self._lock:
-            proc = self._worker()
-            try:
-                write_message(proc.stdin, (rubric, state, feasible))
-                ready, _, _ = select.select([proc.stdout], [], [], deadline)
-                if not ready:
+            for _ in range(2):
+                result = self._score(rubric, state, feasible, deadline, fault)
+                if isinstance(result, VerifierResult):
+                    return result
+                errors.append(result)
+        note = f" [{injection.describe()}]" if injection else ""
+        raise VerifierFailure(f"{errors[0]}; again in a fresh worker: {errors[1]}{note}")
+
+    def _score(self, rubric: list[Criterion], state: FinalState, feasible: bool, deadline: float,
+               fault: str | None) -> VerifierResult | str:
+        """One attempt in the warm worker: the verdict, or what went wrong (the worker is
+        discarded then)."""
+        proc = self._worker()
+        try:
+            if proc.pid != self._ready:
+                ready, _, _ = select.select([proc.stdout], [], [], self.startup_s)
+                if not ready or read_message(proc.stdout) != READY:
                     self._discard()
-                    error = f"verifier timed out after {deadline:.1f}s"
-                else:
-                    result = read_message(proc.stdout)
-                    if isinstance(result, VerifierResult):
-                        return result
-                    self._discard()
-                    error = "verifier process crashed"
-            except (BrokenPipeError, OSError, EOFError):
+                    return f"verifier worker did not start within {self.startup_s:.0f}s"
+                self._ready = proc.pid
+            write_message(proc.stdin, (rubric, state, feasible, fault))
+            ready, _, _ = select.select([proc.stdout], [], [], deadline)
+            if not ready:
                 self._discard()
-                error = "verifier process crashed"
-        ids = [c.id for c in rubric] + ([] if feasible else [INFEASIBLE_CRITERION.id])
-        return VerifierResult(score=0.0, success=False, criteria=dict.fromkeys(ids, 0), errors=[error])
+                return f"verifier timed out after {deadline:.1f}s"
+            result = read_message(proc.stdout)
+            if isinstance(result, VerifierResult):
+                return result
+        except (BrokenPipeError, OSError, EOFError):
+            pass
+        self._discard()
+        return "verifier process crashed"
 
     def close(self) -> None:
         with self._lock:

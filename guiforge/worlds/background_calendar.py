@@ -15,7 +15,7 @@ from guiforge.worlds.model import Contact, Event
 from guiforge.worlds.phrases import compose
 
 if TYPE_CHECKING:
-    from guiforge.worlds.background import Life
+    from guiforge.worlds.life import Life
 
 STEP = {"weekly": 7, "biweekly": 14, "monthly": 28}
 

@@ -16,7 +16,7 @@ from guiforge.worlds.model import Document, Sheet, Transaction, World
 from guiforge.worlds.sources import cents
 
 if TYPE_CHECKING:
-    from guiforge.worlds.background import Life
+    from guiforge.worlds.life import Life
 
 BUDGET_ID = "bg_budget"
 MAX_ROWS = 200  # a year's worth of card payments is more than anyone scrolls through in one task

@@ -17,7 +17,7 @@ from guiforge.worlds.phrases import Piece, Slots, compose
 from guiforge.worlds.runtime import workday
 
 if TYPE_CHECKING:
-    from guiforge.worlds.background import Life
+    from guiforge.worlds.life import Life
 
 HISTORY_DAYS = 90
 WORK_RELATIONS = frozenset({"colleague", "employee", "client", "school"})

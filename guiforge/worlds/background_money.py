@@ -20,7 +20,7 @@ from guiforge.worlds.seeds import locale_info
 from guiforge.worlds.wages import monthly_net
 
 if TYPE_CHECKING:
-    from guiforge.worlds.background import Life
+    from guiforge.worlds.life import Life
 
 HISTORY_MONTHS = 3
 REFERENCE_NET = 2900  # the net monthly pay (EUR/USD) the price ranges of background.yaml are written for

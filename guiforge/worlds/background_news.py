@@ -15,7 +15,7 @@ from guiforge.worlds.life_pools import Sender, SenderItem, everyone_senders, hom
 from guiforge.worlds.phrases import Piece, compose
 
 if TYPE_CHECKING:
-    from guiforge.worlds.background import Life
+    from guiforge.worlds.life import Life
 
 
 def sender_specs(life: Life) -> list[tuple[Sender, str, str]]:

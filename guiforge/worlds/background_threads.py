@@ -25,7 +25,7 @@ from guiforge.worlds.phrases import compose
 from guiforge.worlds.seeds import locale_info
 
 if TYPE_CHECKING:
-    from guiforge.worlds.background import Life
+    from guiforge.worlds.life import Life
 
 SKIP_SHARE = 0.12  # a world leaves out about this share of the threads it could have
 

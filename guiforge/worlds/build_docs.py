@@ -10,7 +10,7 @@ from typing import Any
 from guiforge.worlds.dsl import ChartSpec, SectionSpec, SlideSpec, TableSpec, TextItem, TextList
 from guiforge.worlds.model import Chart, ChartSeries, DocTable, Section, Slide, SlideImage
 from guiforge.worlds.runtime import Run
-from guiforge.worlds.yamlsrc import PathKey
+from guiforge.yamlfile import PathKey
 
 
 def texts(run: Run, items: TextList, path: PathKey, ctx: dict[str, Any]) -> list[str]:

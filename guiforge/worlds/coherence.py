@@ -11,8 +11,13 @@ from __future__ import annotations
 import re
 from functools import cache
 
+import yaml
+
+from guiforge.paths import SCENARIOS_DIR
 from guiforge.worlds import places
 from guiforge.worlds.model import World
+from guiforge.worlds.problem import Problem
+from guiforge.worlds.seeds import load_persona_seeds, locale_info
 
 SELF_EMPLOYED = "Self-employed"
 _IATA = re.compile(r"\(([A-Z]{3})\)")
@@ -20,8 +25,6 @@ _NUMBER_FIELD = re.compile(r"\b(number|no\.?|nr\.?|ref(erence)?)\b", re.IGNORECA
 
 
 def check_coherence(w: World) -> list:
-    from guiforge.worlds.consistency import Problem
-
     out: list[Problem] = []
     for rule in (_place, _money, _vat, _flights, _manager, _occupation, _document_numbers):
         out.extend(Problem(code, msg) for code, msg in rule(w))
@@ -49,8 +52,6 @@ def _place(w: World) -> list[tuple[str, str]]:
 
 
 def _money(w: World) -> list[tuple[str, str]]:
-    from guiforge.worlds.seeds import locale_info
-
     code, out = _code(w), []
     want = places.country_currency(code) if code else ""
     if want and w.currency != want:
@@ -120,8 +121,6 @@ def _manager(w: World) -> list[tuple[str, str]]:
 
 
 def _occupation(w: World) -> list[tuple[str, str]]:
-    from guiforge.worlds.seeds import load_persona_seeds
-
     sc = _scenario_suits().get(w.scenario)
     group = load_persona_seeds().group_of(w.me.occupation)
     if not sc or group is None or group in sc:
@@ -132,9 +131,6 @@ def _occupation(w: World) -> list[tuple[str, str]]:
 @cache
 def _scenario_suits() -> dict[str, tuple[str, ...]]:
     """Each scenario's ``suits``, read straight from its file (no full template check)."""
-    import yaml
-
-    from guiforge.paths import SCENARIOS_DIR
 
     out = {}
     for f in sorted(SCENARIOS_DIR.glob("*.yaml")):

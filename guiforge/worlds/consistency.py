@@ -7,34 +7,23 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from datetime import date
 
+from guiforge.worlds.background_docs import check_budget
+from guiforge.worlds.coherence import check_coherence  # its real-world data loads on first use
 from guiforge.worlds.formats import AMOUNT_RE, find_date, find_number, parse_amounts
 from guiforge.worlds.model import Document, Email, Fact, Sheet, World
+from guiforge.worlds.problem import Problem
 from guiforge.worlds.sources import SourceError, data_rows, resolve
 
 CENT = 0.005 + 1e-9
-
-
-@dataclass(frozen=True)
-class Problem:
-    code: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.code}: {self.message}"
 
 
 def check_world(world: World) -> list[Problem]:
     out: list[Problem] = []
     for check in (_identity, _references, _times, _documents, _facts, _citations, _quoted_totals):
         out.extend(check(world))
-    from guiforge.worlds.background_docs import check_budget
-
     out.extend(Problem(code, message) for code, message in check_budget(world))
-    from guiforge.worlds.coherence import check_coherence  # real-world data: loaded on first use
-
     out.extend(check_coherence(world))
     return out
 

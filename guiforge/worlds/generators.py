@@ -21,7 +21,7 @@ from guiforge.worlds.dsl import (
 )
 from guiforge.worlds.runtime import Run, workday
 from guiforge.worlds.sources import cents
-from guiforge.worlds.yamlsrc import PathKey
+from guiforge.yamlfile import PathKey
 
 # provider names that would change Faker's state or reach outside data generation
 _FAKER_DENY = {"seed", "seed_instance", "seed_locale", "add_provider", "get_providers", "provider",

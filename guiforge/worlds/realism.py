@@ -155,6 +155,7 @@ def rule_failures(exclusions: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 def realism_rows(lake_root: str, run_id: str | None = None) -> dict[str, list[dict[str, Any]]]:
     """``{"density": [...], "rule_failures": [...]}`` for the worlds of a lake (a path or
     fsspec URI), read through DuckDB like ``guiforge stats``."""
+    # heavy: duckdb, numpy, imported when this runs
     from guiforge.catalog import _quote, connect, table_source
     from guiforge.lake.store import Lake
 

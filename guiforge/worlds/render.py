@@ -11,9 +11,9 @@ from typing import Any
 import jinja2
 from jinja2 import StrictUndefined, pass_context
 from jinja2.meta import find_undeclared_variables
-from jinja2.sandbox import SandboxedEnvironment
 
 from guiforge.worlds.formats import format_date, format_money, format_number, slug
+from guiforge.worlds.jinja_budget import BudgetedSandbox, budget
 from guiforge.worlds.seeds import FALLBACK_LOCALE, LocaleInfo
 
 _SINGLE = re.compile(r"^\s*\{\{(?P<expr>(?:(?!\}\}|\{\{).)*)\}\}\s*$", re.DOTALL)
@@ -88,8 +88,9 @@ class TemplateError(Exception):
 
 class Renderer:
     def __init__(self) -> None:
-        # sandboxed: scenario files (and later LLM-written ones) must not reach Python internals
-        self.env = SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=False)
+        # sandboxed: scenario files (and later LLM-written ones) must not reach Python
+        # internals, nor run for minutes or build gigabytes (a time and size budget)
+        self.env = BudgetedSandbox(undefined=StrictUndefined, keep_trailing_newline=False)
         self.env.filters.update(FILTERS)
         self.env.globals.update(GLOBALS)
         self._text: dict[str, jinja2.Template] = {}
@@ -132,7 +133,8 @@ class Renderer:
         shared = ctx.get(_READY) is True
         context = tpl.new_context(ctx, shared=shared)
         try:
-            out = list(tpl.root_render_func(context))
+            with budget():
+                out = list(tpl.root_render_func(context))
         except Exception as e:  # jinja raises many types; all mean "this template is wrong"
             raise TemplateError(_describe(e)) from None
         return context.vars[want] if want else out

@@ -18,7 +18,7 @@ from guiforge.worlds.model import Persona
 from guiforge.worlds.places import place_context
 from guiforge.worlds.render import LOCALE_KEY, TemplateError, renderer
 from guiforge.worlds.seeds import LocaleInfo, locale_info
-from guiforge.worlds.yamlsrc import PathKey, dotted
+from guiforge.yamlfile import PathKey, dotted
 
 _fakers = threading.local()
 

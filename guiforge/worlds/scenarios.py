@@ -16,7 +16,7 @@ from guiforge.worlds.model import Persona
 from guiforge.worlds.render import TemplateError, renderer
 from guiforge.worlds.runtime import shared_faker
 from guiforge.worlds.seeds import PersonaSeeds, data_dir, load_persona_seeds
-from guiforge.worlds.yamlsrc import PathKey, YamlSource, load_yaml
+from guiforge.yamlfile import PathKey, YamlSource, read_yaml
 
 # fields that take a bare expression (or a {{ }} template) rather than text
 _EXPR_KEYS = {"each", "when", "expr"}
@@ -30,7 +30,7 @@ def scenarios_dir() -> Path:
 
 
 def load_scenario(path: str | Path, seeds: PersonaSeeds | None = None) -> Scenario:
-    src = load_yaml(path)
+    src = read_yaml(path)
     if not isinstance(src.data, dict):
         raise src.error((), "a scenario file must be a mapping (id, title, vars, people, ...)")
     sc = src.validate(Scenario).model_copy(update={"file": src.file})

@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from guiforge.paths import DATA_DIR
-from guiforge.worlds.yamlsrc import load_yaml
+from guiforge.yamlfile import read_yaml
 
 
 def data_dir() -> Path:
@@ -95,7 +95,7 @@ _lock = threading.Lock()
 
 @lru_cache(maxsize=8)
 def _load(path: str) -> PersonaSeeds:
-    return load_yaml(path).validate(PersonaSeeds)
+    return read_yaml(path).validate(PersonaSeeds)
 
 
 def load_persona_seeds(path: str | Path | None = None) -> PersonaSeeds:

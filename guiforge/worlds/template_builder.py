@@ -33,7 +33,7 @@ from guiforge.worlds.model import (
 from guiforge.worlds.runtime import Run
 from guiforge.worlds.seeds import locale_info
 from guiforge.worlds.sources import SourceError, cents, resolve
-from guiforge.worlds.yamlsrc import PathKey
+from guiforge.yamlfile import PathKey
 
 MONEY_KINDS = ("invoice", "receipt", "spreadsheet")
 PAIRING_RULES = {"occupation_scenario", "self_employed_manager"}

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from guiforge.worlds.model import Persona
 from guiforge.worlds.seeds import data_dir, locale_info
-from guiforge.worlds.yamlsrc import load_yaml
+from guiforge.yamlfile import read_yaml
 
 PERSONAL_SPREAD = 0.08  # two people in one job and country differ by up to this share either way
 
@@ -59,7 +59,7 @@ class WageTable(_Strict):
 
 @cache
 def wage_table() -> WageTable:
-    return load_yaml(data_dir() / "wages.yaml").validate(WageTable)
+    return read_yaml(data_dir() / "wages.yaml").validate(WageTable)
 
 
 def experience(age: int) -> float:

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from guiforge.config import build_pipeline
 from guiforge.lake import Lake
+from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.runner import run_pipeline
 from guiforge.testing.model_server import ModelServer
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from guiforge.config import build_pipeline
 from guiforge.errors import ConfigError
+from guiforge.orchestration.compile import build_pipeline
 
 
 def loop(**resynthesize) -> dict:

@@ -74,7 +74,7 @@ def test_cards_cover_the_apps_variants_and_cross_app_pairs(cards):
 
 
 def test_cards_bind_on_most_worlds_and_pass_the_text_and_file_gates(cards, worlds, instances):
-    from guiforge.stages.tasks import file_problems
+    from guiforge.tasks.candidates import file_problems
 
     # Impress needs a slide deck, which 6 of the 10 scenarios have; awk needs CSV cells without commas
     binding_rates(cards, worlds)
@@ -157,7 +157,7 @@ def rotating_sample(cards: dict[str, SkillCard], rotation: int) -> list[SkillCar
 def test_rotating_sample_passes_the_package_gate(cards, worlds):
     from guiforge.envs import EnvManager, default_factories
     from guiforge.gates.package_gate import PackageGate
-    from guiforge.stages.tasks import candidate_row
+    from guiforge.tasks.candidates import candidate_row
     from guiforge.tasks.materialize import task_spec
 
     rotation = int(os.environ.get("GUIFORGE_CARD_ROTATION", "0"))  # fixed: a result never depends on the day
@@ -188,7 +188,7 @@ def test_calc_gates_pass_on_a_long_sheet_and_on_a_later_sheet(cards, worlds):
     from guiforge.envs import EnvManager, default_factories
     from guiforge.gates.package_gate import PackageGate
     from guiforge.presentation import theme_named
-    from guiforge.stages.tasks import candidate_row
+    from guiforge.tasks.candidates import candidate_row
     from guiforge.tasks.materialize import task_spec
     from guiforge.teacher.desktop_steps import FALLBACKS
 

@@ -16,7 +16,7 @@ from guiforge.skills.check import check_cards, sample_worlds
 from guiforge.skills.instantiate import instantiate
 from guiforge.skills.loader import load_cards
 from guiforge.skills.realism_images import image_looks
-from guiforge.stages.tasks import candidate_row
+from guiforge.tasks.candidates import candidate_row
 
 SKILLS = Path(__file__).resolve().parents[2] / "skills"
 CARDS = ("tools.receipt_total_from_image", "tools.scanned_invoice_in_other_currency")

@@ -40,7 +40,7 @@ def test_the_cards_bind_on_the_scenarios_with_tables_and_charts(worlds):
 def test_the_cards_pass_the_package_gate(worlds):
     from guiforge.envs import EnvManager, default_factories
     from guiforge.gates.package_gate import PackageGate
-    from guiforge.stages.tasks import candidate_row
+    from guiforge.tasks.candidates import candidate_row
     from guiforge.tasks.materialize import task_spec
 
     cards = load_cards(SKILLS)

@@ -23,7 +23,7 @@ from guiforge.skills.card import SkillCard
 from guiforge.skills.check import check_cards, sample_worlds
 from guiforge.skills.instantiate import instantiate
 from guiforge.skills.loader import load_cards
-from guiforge.stages.tasks import candidate_row, file_problems
+from guiforge.tasks.candidates import candidate_row, file_problems
 from guiforge.tasks.materialize import task_spec
 from guiforge.verify.checks import CHECKS
 from guiforge.verify.runner import score_rubric

@@ -98,7 +98,7 @@ def rotating_sample(cards: dict[str, SkillCard], rotation: int, size: int = 8) -
 def test_rotating_sample_passes_the_package_gate(cards, worlds):
     from guiforge.envs import EnvManager, default_factories
     from guiforge.gates.package_gate import PackageGate
-    from guiforge.stages.tasks import candidate_row
+    from guiforge.tasks.candidates import candidate_row
     from guiforge.tasks.materialize import task_spec
 
     rotation = int(os.environ.get("GUIFORGE_CARD_ROTATION", "0"))  # fixed: a result never depends on the day

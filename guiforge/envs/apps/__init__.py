@@ -1,45 +1,19 @@
 """The local web apps: framework-less HTML/CSS/JS served from ``static/``.
 
 One page (``index.html``) loads every app; the path picks the app (``/mail/inbox``) and
-``window.guiforge`` loads and reads back the whole state as JSON. ``APPS`` is the list the
-adapter, the preparer and the tests agree on.
+``window.guiforge`` loads and reads back the whole state as JSON. Which apps there are
+(``APPS``: names, titles, home routes) is guiforge.worlds.apps, read by the preparers too.
 """
 
 from __future__ import annotations
 
 import mimetypes
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from guiforge.worlds.apps import APP_NAMES, APPS, AppInfo, app_info  # noqa: F401 - the apps served here
+
 STATIC_DIR = Path(__file__).parent / "static"
-
-
-@dataclass(frozen=True)
-class AppInfo:
-    name: str
-    title: str
-    home: str  # the route an episode starts on when a task names this app
-
-
-APPS: tuple[AppInfo, ...] = (
-    AppInfo("mail", "Mail", "/mail/inbox"),
-    AppInfo("calendar", "Calendar", "/calendar"),
-    AppInfo("contacts", "Contacts", "/contacts"),
-    AppInfo("shop", "Shop", "/shop"),
-    AppInfo("notes", "Notes", "/notes"),
-    AppInfo("bank", "Bank", "/bank"),
-    AppInfo("travel", "Travel", "/travel"),
-    AppInfo("chat", "Chat", "/chat"),
-)
-APP_NAMES: tuple[str, ...] = tuple(a.name for a in APPS)
-
-
-def app_info(name: str) -> AppInfo:
-    for a in APPS:
-        if a.name == name:
-            return a
-    raise KeyError(f"unknown web app {name!r}; known apps: {', '.join(APP_NAMES)}")
 
 
 @lru_cache(maxsize=1)

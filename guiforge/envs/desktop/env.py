@@ -40,6 +40,8 @@ from guiforge.envs.base import (
 )
 from guiforge.envs.desktop.ocr import ScreenText
 from guiforge.envs.desktop.office import Office
+from guiforge.envs.desktop.profile import theme_settings
+from guiforge.envs.desktop.settle import QUIET_S, STATUS_S, Settled, settled_frame
 from guiforge.envs.desktop.setup import DesktopSetup
 from guiforge.envs.desktop.xinput import xdotool_commands
 from guiforge.envs.desktop.xserver import HELPER_WINDOW, XServer
@@ -63,8 +65,10 @@ class DesktopEnv(Environment):
     domain = "desktop"
 
     def __init__(self, spec: EnvSpec, *, limits: Limits | None = None, quota_bytes: int = GiB,
-                 command_timeout_s: float = 30.0, launch_timeout_s: float = 20.0):
+                 command_timeout_s: float = 30.0, launch_timeout_s: float = 20.0,
+                 files_root: Path | None = None):
         super().__init__(spec)
+        self.files_root = files_root  # where setup.files may read host files (None: nowhere)
         self.variant = spec.variant or "hybrid"
         self.actions = action_set("desktop", self.variant)
         self.width, self.height = spec.viewport or DEFAULT_SCREEN
@@ -88,6 +92,8 @@ class DesktopEnv(Environment):
         self._known_windows: set[int] = set()
         self._ignored_windows: set[int] = set()  # LibreOffice's invisible helper window
         self._focused: int | None = None
+        self.seq = 0  # resets and steps so far: each frame carries the one it follows
+        self._settled: Settled | None = None  # the last settled screen
         self.style = "keyboard"  # the task's presentation.style: how its reference works the GUI
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -118,7 +124,6 @@ class DesktopEnv(Environment):
         """LibreOffice's settings for the instance's theme (fixed with its profile template)."""
         if not self.spec.theme:
             return []
-        from guiforge.envs.desktop.profile import theme_settings
 
         return theme_settings(self.spec.theme)
 
@@ -128,13 +133,14 @@ class DesktopEnv(Environment):
         if task.domain != "desktop":
             raise ValueError(f"task {task.task_id} is for domain {task.domain!r}, not desktop")
         setup = DesktopSetup.from_task(task.setup, task.apps)
-        files = setup.load_files()  # before tearing anything down: a bad spec changes nothing
+        files = setup.load_files(self.files_root)  # before tearing anything down: a bad spec changes nothing
         started = time.monotonic()
+        self.seq += 1
         self._stop_episode()
         self.workspace.populate(files)
         self.answer = self.status = None
         self.history, self._last_output, self.document = [], "", setup.open
-        self._known_windows, self._focused = set(), None
+        self._known_windows, self._focused, self._settled = set(), None, None
         self.style = (task.presentation or {}).get("style") or "keyboard"
         if self.gui and setup.app is not None:
             assert self.office is not None and self.x is not None
@@ -143,6 +149,8 @@ class DesktopEnv(Environment):
             self.timings["launch_cpu_s"] = self.office.launch_cpu_s
             self._ignored_windows = set(self.x.visible_windows(HELPER_WINDOW))
             self._known_windows = set(self.x.visible_windows(".")) - self._ignored_windows
+            if not self._known_windows:  # the first frame must show this episode's document
+                raise EnvFailure(f"reset {task.task_id}: LibreOffice shows no window for {setup.open or setup.app}")
         if self.terminal:
             self.shell = ShellSession(self.sandbox)
             try:
@@ -205,10 +213,11 @@ class DesktopEnv(Environment):
     def observe(self) -> Observation:
         return self._observation()
 
-    def _update_focus(self, clicked: int | None = None) -> None:
+    def _update_focus(self, clicked: int | None = None) -> bool:
         """What a window manager would do (there is none): give the keyboard to a window
         that has just appeared (the "Keep current format" dialog) and to a window the agent
-        clicks on. Otherwise X sends keys to the window under the pointer."""
+        clicks on. Otherwise X sends keys to the window under the pointer. True if it moved
+        the focus."""
         assert self.x is not None
         windows = [w for w in self.x.visible_windows(".") if w not in self._ignored_windows]
         fresh = [w for w in windows if w not in self._known_windows]
@@ -221,16 +230,24 @@ class DesktopEnv(Environment):
             self.x.focus(target)
             self._focused = target
         self._known_windows = set(windows)
+        return target is not None
 
-    def _observation(self, max_settle_s: float = 1.0, clicked: int | None = None) -> Observation:
+    def _observation(self, clicked: int | None = None, input_sent: bool = True) -> Observation:
+        """The frame of the settled screen (guiforge.envs.desktop.settle), numbered with the
+        last reset or step; a focus given to a new window settles again before the frame.
+        ``input_sent=False``: nothing reached the screen since the last frame."""
         self._check_alive()
-        obs = Observation(text=self._last_output if self.terminal else None)
+        obs = Observation(text=self._last_output if self.terminal else None, seq=self.seq)
         if self.gui:
             assert self.x is not None
-            if self.office is not None:
-                self.office.wait_idle(quiet_s=0.1, timeout_s=max_settle_s)
-            frame = self.x.settled_frame(max_settle_s)
-            self._update_focus(clicked)
+            office = self.office if self.office is not None and self.office.running() else None
+            quiet = QUIET_S if self.capture_screenshots else STATUS_S  # no frame kept: no caret to fix
+            unchanged = None if input_sent else self._settled
+            settled = settled_frame(self.x, office, quiet, unchanged=unchanged)
+            if self._update_focus(clicked):
+                settled = settled_frame(self.x, office, quiet)
+            self._settled = settled
+            frame = settled.frame
             shot = self.x.png(frame) if self.capture_screenshots else None
             obs.screenshot, obs.width, obs.height = shot, self.width, self.height
         obs.debug = {"document": self.document, "variant": self.variant, "style": self.style}
@@ -261,10 +278,11 @@ class DesktopEnv(Environment):
         return out
 
     def step(self, action: Action) -> StepResult:
+        self.seq += 1
         try:
             action.check_domain("desktop", self.variant)
         except ValueError as exc:
-            obs = self._observation(max_settle_s=0.2)
+            obs = self._observation(input_sent=False)
             return StepResult(obs, feedback=str(exc), error=str(exc))
         if action.type in ("answer", "terminate"):
             return self.finish(action)
@@ -312,7 +330,7 @@ class DesktopEnv(Environment):
             "notices": list(result.notices), "duration_s": round(result.duration_s, 4),
         })
         self._last_output = output
-        obs = self._observation(max_settle_s=0.3)
+        obs = self._observation(input_sent=False)
         obs.feedback = result.summary()
         error = None
         if not result.ok:
@@ -325,7 +343,7 @@ class DesktopEnv(Environment):
             raise EnvFailure("final_state before start()")
         if self.office is not None:
             # a save the agent started must land before anything reads the file
-            self.office.wait_idle(quiet_s=0.3, timeout_s=10.0)
+            self.office.wait_idle(quiet_s=0.3)
         running = self.office.running() if self.office else False
         return FinalState(
             apps={"desktop": {"variant": self.variant, "document": self.document,

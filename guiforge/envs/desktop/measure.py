@@ -36,6 +36,7 @@ def _median(fn: Callable[[], object], n: int) -> float:
 
 
 def _xlsx() -> bytes:
+    # heavy: lxml, numpy, openpyxl, imported when this runs
     from openpyxl import Workbook
 
     wb = Workbook()

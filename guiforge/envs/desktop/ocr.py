@@ -22,6 +22,8 @@ from typing import Any
 
 from PIL import Image
 
+from guiforge.envs.actions import to_grid
+
 SCALE = 3  # upscale factor before OCR (menu text is ~9 px high)
 RETRY_SCALES = (SCALE, 2.0, 4.0)
 PAD = 20  # white margin (scaled px) around a button row: tesseract's line mode wants one
@@ -44,8 +46,6 @@ class TextLine:
         return x + w // 2, y + h // 2
 
     def as_element(self, width: int, height: int) -> dict[str, Any]:
-        from guiforge.envs.actions import to_grid
-
         return {"label": self.text, "box": list(self.box), "grid": list(to_grid(*self.centre, width, height)),
                 "source": "ocr"}
 

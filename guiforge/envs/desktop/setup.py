@@ -7,8 +7,8 @@
             "report.xlsx": b"PK...",                 #   bytes: the file's content
             "data/raw.csv": {"text": "a,b\\n1,2\\n"},  #   text (UTF-8)
             "deck.pptx": {"base64": "UEsDB..."},     #   base64, for JSON-only carriers
-            "logo.png": {"path": "/abs/host/logo.png"},  # a host file, copied
-            "notes.docx": "/abs/host/notes.docx",    #   a str is a host path too (absolute)
+            "logo.png": {"path": "logo.png"},        # a host file under the prepared-files
+            "notes.docx": "/prepared/notes.docx",    #   root, copied; a str is such a path too
         },
         "open": "report.xlsx",   # optional: the document LibreOffice shows at the start
         "app": "calc",           # optional: calc | impress | writer; with no "open", a new
@@ -18,17 +18,20 @@
 With neither ``open`` nor an app, no LibreOffice starts and the screen stays empty (a
 hybrid task done in the terminal).
 The workspace is cleared and refilled on every reset, so the task starts from exactly
-these files. Inside the sandbox and in LibreOffice the workspace is ``/workspace``.
+these files. Inside the sandbox and in LibreOffice the workspace is ``/workspace``. Host
+files are read only under the environment's prepared-files root (none by default; see
+:mod:`guiforge.envs.prepared`).
 """
 
 from __future__ import annotations
 
 import base64
-import os
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
+
+from guiforge.envs.prepared import read_prepared
 
 App = Literal["calc", "impress", "writer"]
 
@@ -46,7 +49,7 @@ class FileContent(BaseModel):
     base64: str | None = None
     path: str | None = None
 
-    def load(self, name: str) -> bytes:
+    def load(self, name: str, files_root: Path | None = None) -> bytes:
         given = [k for k in ("text", "base64", "path") if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError(f"setup.files[{name!r}] needs exactly one of text, base64, path; got {given}")
@@ -54,17 +57,7 @@ class FileContent(BaseModel):
             return self.text.encode()
         if self.base64 is not None:
             return base64.b64decode(self.base64)
-        return _host_file(name, self.path or "")
-
-
-def _host_file(name: str, path: str | os.PathLike) -> bytes:
-    p = Path(path)
-    if not p.is_absolute():
-        raise ValueError(f"setup.files[{name!r}]: host path {str(path)!r} must be absolute "
-                         "(or give the content as bytes, {'text': ...} or {'base64': ...})")
-    if not p.is_file():
-        raise FileNotFoundError(f"setup.files[{name!r}]: host file {p} does not exist")
-    return p.read_bytes()
+        return read_prepared(files_root, name, self.path or "")
 
 
 class DesktopSetup(BaseModel):
@@ -93,15 +86,16 @@ class DesktopSetup(BaseModel):
             parsed.app = infer_app(parsed.open, apps)
         return parsed
 
-    def load_files(self) -> dict[str, bytes]:
+    def load_files(self, files_root: Path | None = None) -> dict[str, bytes]:
+        """Every file's bytes; host files only from under ``files_root``."""
         out: dict[str, bytes] = {}
         for name, source in self.files.items():
             if isinstance(source, bytes):
                 out[name] = source
             elif isinstance(source, FileContent):
-                out[name] = source.load(name)
+                out[name] = source.load(name, files_root)
             else:
-                out[name] = _host_file(name, source)
+                out[name] = read_prepared(files_root, name, str(source))
         return out
 
 

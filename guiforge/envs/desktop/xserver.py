@@ -12,6 +12,7 @@ import os
 import re
 import select
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -97,8 +98,7 @@ class XServer:
     # -- screenshots ---------------------------------------------------------------------
     def grab(self) -> bytes:
         """The screen as raw BGRA bytes."""
-        import threading
-
+        # heavy: mss, imported when this runs
         import mss
 
         self._require_alive()
@@ -126,19 +126,6 @@ class XServer:
             if len(set(frame[::4 * 997])) >= min_colors or time.monotonic() > until:
                 return frame
             time.sleep(0.02)
-
-    def settled_frame(self, max_wait_s: float = 1.0, interval_s: float = 0.04) -> bytes:
-        """Raw frame once two grabs ``interval_s`` apart agree (the app finished drawing),
-        or the latest one after ``max_wait_s``."""
-        until = time.monotonic() + max_wait_s
-        previous = self.grab()
-        while time.monotonic() < until:
-            time.sleep(interval_s)
-            current = self.grab()
-            if current == previous:
-                return current
-            previous = current
-        return previous
 
     # -- input ---------------------------------------------------------------------------
     def xdotool(self, *args: str, timeout_s: float = 30.0) -> subprocess.CompletedProcess:

@@ -15,11 +15,12 @@ import argparse
 from pathlib import Path
 
 from guiforge.envs.base import EnvSpec, TaskSpec
+from guiforge.envs.replay.env import ReplayEnv
+from guiforge.envs.replay.recorder import record
+from guiforge.envs.replay.recording import Recording
 
 
 def _record(args: argparse.Namespace) -> None:
-    from guiforge.envs.replay.recorder import record
-
     def drive(page) -> None:
         for url in args.visit:
             page.goto(url, wait_until="load")
@@ -31,8 +32,6 @@ def _record(args: argparse.Namespace) -> None:
 
 
 def _show(args: argparse.Namespace) -> None:
-    from guiforge.envs.replay.recording import Recording
-
     rec = Recording.load(args.file)
     print(f"start {rec.start_url}  viewport {rec.viewport[0]}x{rec.viewport[1]}  replaced {rec.replaced}")
     for ex in rec.exchanges:
@@ -40,8 +39,6 @@ def _show(args: argparse.Namespace) -> None:
 
 
 def _shot(args: argparse.Namespace) -> None:
-    from guiforge.envs.replay.env import ReplayEnv
-
     env = ReplayEnv(EnvSpec(domain="web"))
     env.start()
     try:

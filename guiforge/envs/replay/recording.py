@@ -181,8 +181,10 @@ def load_recording(ref: str | dict[str, Any]) -> tuple[str, Recording]:
 
 def read_blob(lake_uri: str, sha256: str) -> bytes:
     """One blob's bytes from a lake's ``blobs`` table, reading only the shard that holds it."""
+    # heavy: numpy, imported when this runs
     import pyarrow.compute as pc
 
+    # heavy: numpy, imported when this runs
     from guiforge.lake.store import Lake
 
     lake = Lake(lake_uri)

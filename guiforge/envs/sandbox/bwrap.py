@@ -7,7 +7,8 @@ short list of ``/etc`` files, a generated ``/etc/passwd`` with the user ``agent`
 ``/work``, the lake, the repository) does not exist inside. All namespaces are unshared:
 no network but its own loopback, no host processes, no nested user namespaces. Every
 process runs under :class:`~guiforge.envs.sandbox.limits.Limits` (rlimits) as an
-unprivileged host user.
+unprivileged host user, and nothing of the caller's environment reaches any of them (bwrap,
+PID 1 inside, starts from a fixed one: :mod:`guiforge.envs.sandbox.launch`).
 
 Usage::
 
@@ -22,9 +23,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import json
 import os
-import select
 import shutil
 import signal
 import subprocess
@@ -37,6 +36,7 @@ from typing import TYPE_CHECKING
 
 from guiforge.envs.sandbox.capture import BoundedOutput, drain
 from guiforge.envs.sandbox.identity import SandboxUser
+from guiforge.envs.sandbox.launch import HOST_ENV, options_fd, read_info
 from guiforge.envs.sandbox.limits import Limits
 from guiforge.envs.sandbox.procs import is_live, pidns_of, pids_in_pidns, stop_then_kill
 from guiforge.envs.sandbox.workspace import Workspace
@@ -164,11 +164,11 @@ class Sandbox:
         return sb
 
     # -- argv ----------------------------------------------------------------------------
-    def argv(self, command: Sequence[str], *, binds: Sequence[Bind] = (),
-             env: Mapping[str, str] | None = None, limits: Limits | None = None,
-             info_fd: int | None = None) -> list[str]:
+    def options(self, *, binds: Sequence[Bind] = (), env: Mapping[str, str] | None = None,
+                limits: Limits | None = None, info_fd: int | None = None) -> list[str]:
+        """bwrap's options (everything before ``--``): namespaces, mounts, environment."""
         limits = limits or self.limits
-        args = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
+        args = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
                 "--new-session", "--uid", str(INSIDE_UID), "--gid", str(INSIDE_UID),
                 "--hostname", "sandbox", "--ro-bind", "/usr", "/usr"]
         for name in ROOT_LINKS:
@@ -196,17 +196,25 @@ class Sandbox:
             args += ["--setenv", key, value]
         if info_fd is not None:
             args += ["--info-fd", str(info_fd)]
-        return [*limits.prlimit_argv(self.user.nproc_offset()), *args, "--", *command]
+        return args
 
     def popen(self, command: Sequence[str], *, binds: Sequence[Bind] = (),
               env: Mapping[str, str] | None = None, limits: Limits | None = None,
               info_fd: int | None = None, **popen_kwargs) -> subprocess.Popen:
-        """Start ``command`` in the sandbox in a new session (so its group can be killed)."""
-        argv = self.argv(command, binds=binds, env=env, limits=limits, info_fd=info_fd)
-        if info_fd is not None:
-            popen_kwargs["pass_fds"] = (*popen_kwargs.get("pass_fds", ()), info_fd)
-        return subprocess.Popen(argv, start_new_session=True, cwd="/",
-                                **self.user.popen_kwargs(), **popen_kwargs)
+        """Start ``command`` in the sandbox in a new session (so its group can be killed).
+        prlimit and bwrap start from :data:`HOST_ENV` with the options in a memfd (see
+        :mod:`guiforge.envs.sandbox.launch`): PID 1 inside holds nothing of the caller."""
+        limits = limits or self.limits
+        options = options_fd(self.options(binds=binds, env=env, limits=limits, info_fd=info_fd))
+        try:
+            argv = [*limits.prlimit_argv(self.user.nproc_offset()),
+                    "bwrap", "--args", str(options), "--", *command]
+            fds = (*popen_kwargs.pop("pass_fds", ()), options,
+                   *(() if info_fd is None else (info_fd,)))
+            return subprocess.Popen(argv, start_new_session=True, cwd="/", env=dict(HOST_ENV),
+                                    pass_fds=fds, **self.user.popen_kwargs(), **popen_kwargs)
+        finally:
+            os.close(options)
 
     def spawn(self, command: Sequence[str], *, timeout_s: float = 10.0, binds: Sequence[Bind] = (),
               env: Mapping[str, str] | None = None, limits: Limits | None = None,
@@ -219,7 +227,7 @@ class Sandbox:
                               **popen_kwargs)
         finally:
             os.close(write_fd)
-        info = _read_info(read_fd, timeout_s)
+        info = read_info(read_fd, timeout_s)
         if "child-pid" not in info:
             _kill_group(proc)
             raise RuntimeError(f"bwrap did not start {command[0]} (exit code {proc.returncode}); "
@@ -262,6 +270,11 @@ class Sandbox:
         session = ShellSession(self)
         session.start(timeout_s)
         return session
+
+    def hand_over(self) -> None:
+        """Give the sandbox user everything in the workspace (files the host wrote as root
+        would be read-only to the agent)."""
+        _chown_tree(self.workspace.path, self.user)
 
     # -- teardown ------------------------------------------------------------------------
     def kill_all(self, keep: Callable[[], Iterable[int]] | None = None) -> int:
@@ -326,29 +339,6 @@ class Spawned:
                     stream.close()
 
 
-def _read_info(fd: int, timeout_s: float) -> dict:
-    """bwrap's --info-fd JSON; it closes the fd once written (or on failure)."""
-    data = b""
-    until = time.monotonic() + timeout_s
-    try:
-        while (left := until - time.monotonic()) > 0:
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
-                break
-            chunk = os.read(fd, 4096)
-            if not chunk:
-                break
-            data += chunk
-            if data.rstrip().endswith(b"}"):
-                break
-    finally:
-        os.close(fd)
-    try:
-        return json.loads(data or b"{}")
-    except ValueError:
-        return {}
-
-
 class _Adopted:
     """A caller's directory used as a workspace as it is (no quota)."""
 
@@ -370,10 +360,16 @@ def _adopt(path: Path, user: SandboxUser) -> _Adopted:
                     f"sandbox workspace {path}: {ancestor} is not searchable by other users "
                     f"(mode {oct(mode & 0o777)}); use Sandbox.create() or a directory under "
                     "a world-searchable parent such as /tmp")
-        for root, dirs, files in os.walk(path):
-            for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
-                os.lchown(name, user.uid, user.gid)
+        _chown_tree(path, user)
     return _Adopted(path, user)
+
+
+def _chown_tree(path: Path, user: SandboxUser) -> None:
+    if os.geteuid() != 0:
+        return
+    for root, dirs, files in os.walk(path):
+        for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
+            os.lchown(name, user.uid, user.gid)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

@@ -1,116 +1,76 @@
-"""``coding_tool``: run Python in a bubblewrap sandbox over the episode's workspace.
+"""``coding_tool``: run Python in the episode's sandbox (:mod:`guiforge.envs.sandbox`), the
+same one every agent-controlled process goes through: a dedicated unprivileged host uid,
+rlimits (processes, address space, CPU, file size), no network, no nested user namespaces,
+a size-capped private ``/tmp``, the workspace (with its quota) as the only writable place,
+and a deadline after which the whole sandbox is killed.
 
-Private stand-in for ``guiforge/envs/sandbox`` (being built in parallel): the same shape,
-``BwrapSandbox(workspace, limits).run(argv, timeout_s, stdin)``, so switching over is one
-import. The sandbox has no network (its own empty network namespace), sees the system and the
-Python install read-only, writes only to the workspace (mounted at /workspace) and a private
-/tmp, runs under rlimits (address space, CPU, file size, open files) and a wall-clock
-deadline after which the whole process tree is killed (it lives in its own PID namespace).
+The interpreter is the system's ``/usr/bin/python3`` when it is the version this process
+runs (its C extensions then load); the packages (numpy, pandas, openpyxl, Pillow) come from
+this process's site-packages, bound read-only at :data:`SITE_DEST`. Nothing else of the
+host's Python install (a pyenv under ``/root``, the repository) is visible.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
-import tempfile
-import time
-from dataclasses import dataclass
+import sysconfig
+from functools import cache
 from pathlib import Path
 from typing import Annotated
 
 from pydantic import BaseModel, Field
 
+from guiforge.envs.sandbox import Bind, Limits, MiB, Sandbox, Workspace
 from guiforge.envs.tools.context import ToolContext
 from guiforge.envs.tools.registry import ToolError, tool
 
 SANDBOX_WORKSPACE = "/workspace"
 MAX_OUTPUT_CHARS = 20_000
+SITE_DEST = "/opt/site-packages"
+SYSTEM_PYTHON = Path("/usr/bin/python3")
+
+# numpy/pandas imports reserve a lot of address space; a fork bomb stops at nproc
+CODING_LIMITS = Limits(cpu_s=60, memory_bytes=2048 * MiB, nproc=64, file_bytes=64 * MiB,
+                       open_files=256, tmp_bytes=64 * MiB, output_bytes=MAX_OUTPUT_CHARS)
 
 
-@dataclass(frozen=True)
-class Limits:
-    memory_bytes: int = 2 << 30  # RLIMIT_AS; numpy/pandas imports reserve a lot of address space
-    cpu_s: int = 60
-    file_bytes: int = 64 << 20  # also caps stdout/stderr, which go to files
-    open_files: int = 256
+@cache
+def _system_python_matches() -> bool:
+    if not SYSTEM_PYTHON.exists():
+        return False
+    done = subprocess.run([str(SYSTEM_PYTHON), "-I", "-c", "import sys; print(*sys.version_info[:2])"],
+                          capture_output=True, text=True, timeout=30, env={"PATH": "/usr/bin:/bin"})
+    return done.stdout.split() == [str(v) for v in sys.version_info[:2]]
 
 
-@dataclass
-class RunResult:
-    exit_code: int | None
-    stdout: str
-    stderr: str
-    timed_out: bool
-    duration_s: float
+def _site_dirs() -> list[Path]:
+    paths = sysconfig.get_paths()
+    return sorted({Path(paths["purelib"]).resolve(), Path(paths["platlib"]).resolve()})
 
 
-class BwrapSandbox:
-    def __init__(self, workspace: Path, limits: Limits | None = None):
-        self.workspace = Path(workspace).resolve()
-        self.limits = limits or Limits()
-
-    def command(self, argv: list[str]) -> list[str]:
-        for exe in ("bwrap", "prlimit"):
-            if shutil.which(exe) is None:
-                raise ToolError(f"{exe} is not installed; coding_tool needs bubblewrap and util-linux")
-        lim = self.limits
-        # /tmp first: a venv or workspace living under /tmp is bound on top of it, not hidden by it
-        mounts = ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--ro-bind", "/usr", "/usr"]
-        for link in ("bin", "lib", "lib64", "sbin"):
-            target = Path("/") / link
-            if target.is_symlink():
-                mounts += ["--symlink", os.readlink(target), f"/{link}"]
-            elif target.is_dir():
-                mounts += ["--ro-bind", str(target), f"/{link}"]
-        for etc in ("/etc/ld.so.cache", "/etc/localtime", "/etc/alternatives", "/etc/fonts"):
-            mounts += ["--ro-bind-try", etc, etc]
-        # the interpreter's install and the venv (numpy, pandas, openpyxl, Pillow), read-only
-        for prefix in sorted({Path(sys.base_prefix).resolve(), Path(sys.prefix)}):
-            if not str(prefix).startswith("/usr"):
-                mounts += ["--ro-bind", str(prefix), str(prefix)]
-        return [
-            "prlimit", f"--as={lim.memory_bytes}", f"--cpu={lim.cpu_s}",
-            f"--fsize={lim.file_bytes}", f"--nofile={lim.open_files}", "--",
-            "bwrap", "--unshare-all", "--unshare-user", "--uid", "1000", "--gid", "1000",
-            "--die-with-parent", "--new-session", "--cap-drop", "ALL", *mounts,
-            "--bind", str(self.workspace), SANDBOX_WORKSPACE, "--remount-ro", "/",
-            "--chdir", SANDBOX_WORKSPACE,
-            "--clearenv", "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin",
-            "--setenv", "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8",
-            "--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "MPLCONFIGDIR", "/tmp",
-            "--", *argv,
-        ]
-
-    def run(self, argv: list[str], timeout_s: float, stdin: str = "") -> RunResult:
-        cmd = self.command(argv)
-        started = time.monotonic()
-        with tempfile.TemporaryDirectory(prefix="guiforge-code-") as tmp:
-            out_path, err_path = Path(tmp) / "stdout", Path(tmp) / "stderr"
-            with out_path.open("wb") as out, err_path.open("wb") as err:
-                proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=out, stderr=err)
-                timed_out = False
-                try:
-                    proc.communicate(stdin.encode(), timeout=timeout_s)
-                except subprocess.TimeoutExpired:
-                    timed_out = True
-                    proc.kill()  # bwrap dies; --die-with-parent and the PID namespace take the rest
-                    proc.wait()
-            return RunResult(
-                exit_code=None if timed_out else proc.returncode,
-                stdout=_tail(out_path), stderr=_tail(err_path), timed_out=timed_out,
-                duration_s=round(time.monotonic() - started, 3),
-            )
+def python_runtime() -> tuple[list[Bind], dict[str, str], list[str]]:
+    """What the sandbox needs to run this process's Python packages: the read-only binds,
+    the environment and the interpreter's argv (reading the program from stdin)."""
+    sites = _site_dirs()
+    binds = [Bind(site, f"{SITE_DEST}/{i}") for i, site in enumerate(sites)]
+    if _system_python_matches():
+        python = str(SYSTEM_PYTHON)
+    else:  # a different version: its own install, read-only at the same path (its rpath)
+        base = Path(sys.base_prefix).resolve()
+        if not str(base).startswith("/usr/"):
+            binds.append(Bind(base, str(base)))
+        python = str(base / "bin" / f"python{sys.version_info[0]}.{sys.version_info[1]}")
+    env = {"PYTHONPATH": ":".join(b.dest for b in binds[: len(sites)]),
+           "PYTHONDONTWRITEBYTECODE": "1", "MPLCONFIGDIR": "/tmp"}
+    # -P: the workspace is not put in front of the packages; -s: no user site
+    return binds, env, [python, "-P", "-s", "-"]
 
 
-def _tail(path: Path) -> str:
-    with path.open("rb") as f:
-        data = f.read(MAX_OUTPUT_CHARS * 4 + 1)
-    text = data.decode("utf-8", errors="replace")
-    if len(text) > MAX_OUTPUT_CHARS:
-        return text[:MAX_OUTPUT_CHARS] + "\n... (output truncated)"
-    return text
+def coding_sandbox(workspace: Workspace) -> Sandbox:
+    """The sandbox an episode's ``coding_tool`` runs in, over the episode's workspace."""
+    binds, env, _ = python_runtime()
+    return Sandbox(workspace, CODING_LIMITS, binds=binds, env=env)
 
 
 class CodeResult(BaseModel):
@@ -143,12 +103,15 @@ def coding_tool(ctx: ToolContext, code: str,
         code: the Python source to run
         timeout_s: wall-clock limit in seconds; the program is killed after it
     """
+    if ctx.sandbox is None:
+        raise ToolError("coding_tool is not available here: this episode has no sandbox")
     root = ctx.workspace.resolve()
+    ctx.sandbox.hand_over()  # files the tools wrote (as the host user) become the agent's
     before = _snapshot(root)
-    result = BwrapSandbox(root).run([sys.executable, "-I", "-"], min(timeout_s, ctx.coding_timeout_s),
-                                    stdin=code)
+    _, _, argv = python_runtime()
+    result = ctx.sandbox.run(argv, min(timeout_s, ctx.coding_timeout_s), stdin=code.encode())
     after = _snapshot(root)
     changed = sorted(k for k, v in after.items() if before.get(k) != v)
     return CodeResult(exit_code=result.exit_code, stdout=result.stdout, stderr=result.stderr,
-                      timed_out=result.timed_out, duration_s=result.duration_s,
+                      timed_out=result.timed_out, duration_s=round(result.duration_s, 3),
                       files_changed=changed)

@@ -1,5 +1,6 @@
-"""The episode context every tool runs against: the world, the workspace folder, and the
-images produced during the episode, kept by handle (``img-1``, ``img-2``...)."""
+"""The episode context every tool runs against: the world, the workspace folder (and the
+sandbox over it, for ``coding_tool``), and the images produced during the episode, kept by
+handle (``img-1``, ``img-2``...)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING
 from PIL import Image
 from pydantic import BaseModel
 
+from guiforge.envs.sandbox import Sandbox
 from guiforge.envs.tools.registry import ToolError
 from guiforge.worlds.model import World
 
@@ -39,6 +41,7 @@ class ToolContext:
     images: dict[str, Image.Image] = field(default_factory=dict)
     produced: list[str] = field(default_factory=list)  # handles made by the current call
     coding_timeout_s: float = 20.0
+    sandbox: Sandbox | None = None  # where coding_tool runs: the episode's, over the workspace
 
     # -- world ---------------------------------------------------------------------------
     def need_world(self) -> World:

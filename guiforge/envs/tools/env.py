@@ -5,13 +5,18 @@
     {"world": <World JSON>,                         # optional: facts, contacts, events...
      "files": {"data/q1.csv": "a,b\\n1,2\\n",        # text
                "scan.png": {"base64": "..."},         # bytes
-               "report.xlsx": {"copy_from": "/abs/prepared/report.xlsx"}},
+               "report.xlsx": {"copy_from": "report.xlsx"}},  # under files_root only
      "tools": ["read_table", "group_sum"],          # optional subset; search_tool is always in
      "coding_timeout_s": 15}
 
 A step is ``Action(type="call_tool", text='{"name": ..., "arguments": {...}}')``; its
 feedback is the tool's result as JSON (or the validation error). An image a tool produces is
 the next observation's screenshot. ``answer`` / ``terminate`` end the episode.
+
+``copy_from`` reads a host file only from the run's prepared-files root (``files_root``;
+none by default, see :mod:`guiforge.envs.prepared`). The workspace is a
+:class:`~guiforge.envs.sandbox.Workspace` with a quota, owned by the episode's sandbox user,
+and ``coding_tool`` runs in the sandbox over it.
 """
 
 from __future__ import annotations
@@ -20,16 +25,20 @@ import base64
 import json
 import shutil
 import tempfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from guiforge.envs.actions import Action
 from guiforge.envs.base import Environment, EnvSpec, FinalState, Observation, StepResult, TaskSpec
+from guiforge.envs.prepared import read_prepared
+from guiforge.envs.sandbox import MiB, Sandbox, SandboxUser, Workspace
 from guiforge.envs.tools.catalog import REGISTRY
+from guiforge.envs.tools.coding import coding_sandbox
 from guiforge.envs.tools.context import ToolContext
 from guiforge.envs.tools.registry import ToolResult, call_tool
+from guiforge.envs.tools.search import rank_tools
 from guiforge.worlds.model import World
 
 MAX_FEEDBACK_CHARS = 16_000
@@ -64,9 +73,14 @@ class ToolCall(BaseModel):
 class ToolsEnv(Environment):
     domain = "tools"
 
-    def __init__(self, spec: EnvSpec):
+    def __init__(self, spec: EnvSpec, *, files_root: Path | None = None, quota_bytes: int = 256 * MiB):
         super().__init__(spec)
+        self.files_root = files_root  # where copy_from may read host files (None: nowhere)
+        self.quota_bytes = quota_bytes
         self._root: Path | None = None
+        self._user: SandboxUser | None = None
+        self.workspace: Workspace | None = None
+        self.sandbox: Sandbox | None = None
         self.task: TaskSpec | None = None
         self.ctx: ToolContext | None = None
         self.calls: list[dict[str, Any]] = []
@@ -77,8 +91,25 @@ class ToolsEnv(Environment):
     # -- lifecycle -------------------------------------------------------------------------
     def start(self) -> None:
         self._root = Path(tempfile.mkdtemp(prefix="guiforge-tools-"))
+        self._root.chmod(0o755)  # the sandbox user must reach the workspace below
+        try:
+            self._user = SandboxUser.acquire()
+            self.workspace = Workspace(self._root / "workspace", self._user, self.quota_bytes)
+            self.sandbox = coding_sandbox(self.workspace)
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
+        if self.sandbox is not None:
+            self.sandbox.kill_all()
+            self.sandbox = None
+        if self.workspace is not None:
+            self.workspace.close()
+            self.workspace = None
+        if self._user is not None:
+            self._user.release()
+            self._user = None
         if self._root is not None:
             shutil.rmtree(self._root, ignore_errors=True)
             self._root = None
@@ -87,12 +118,12 @@ class ToolsEnv(Environment):
         self.close()
 
     def healthy(self) -> bool:
-        return self._root is not None and self._root.is_dir()
+        return self.workspace is not None and self.workspace.path.is_dir()
 
     def reset(self, task: TaskSpec) -> Observation:
-        if self._root is None:
+        if self.workspace is None:
             self.start()
-        assert self._root is not None
+        assert self.workspace is not None
         try:
             setup = ToolsSetup.model_validate(task.setup)
         except ValidationError as exc:
@@ -108,35 +139,32 @@ class ToolsEnv(Environment):
         if unknown:
             raise ValueError(f"task {task.task_id}: setup.tools names unknown tools {unknown}; "
                              f"see guiforge.envs.tools.REGISTRY")
-        workspace = self._root / "workspace"
-        shutil.rmtree(workspace, ignore_errors=True)
-        workspace.mkdir(parents=True)
-        for rel, source in setup.files.items():
-            self._write_file(task.task_id, workspace, rel, source)
+        files = {rel: self._content(task.task_id, rel, source) for rel, source in setup.files.items()}
+        self.workspace.populate(files)  # after every file was read: a bad spec changes nothing
         self.task = task
-        self.ctx = ToolContext(workspace=workspace, world=setup.world,
+        self.ctx = ToolContext(workspace=self.workspace.path, world=setup.world,
                                available={n: REGISTRY[n] for n in names},
-                               coding_timeout_s=setup.coding_timeout_s)
+                               coding_timeout_s=setup.coding_timeout_s, sandbox=self.sandbox)
         self.calls, self._feedback, self._image, self._done = [], "", None, False
         self.answer = self.status = None
         return self.observe()
 
-    @staticmethod
-    def _write_file(task_id: str, workspace: Path, rel: str, source: str | FileSource) -> None:
-        target = (workspace / rel).resolve()
-        if not target.is_relative_to(workspace.resolve()):
+    def _content(self, task_id: str, rel: str, source: str | FileSource) -> bytes:
+        parts = PurePosixPath(rel).parts
+        if not parts or PurePosixPath(rel).is_absolute() or ".." in parts:
             raise ValueError(f"task {task_id}: setup.files[{rel!r}] points outside the workspace")
-        target.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(source, str):
-            target.write_text(source, encoding="utf-8")
-        elif source.text is not None:
-            target.write_text(source.text, encoding="utf-8")
-        elif source.base64 is not None:
-            target.write_bytes(base64.b64decode(source.base64))
-        elif source.copy_from is not None:
-            shutil.copyfile(source.copy_from, target)
-        else:
-            raise ValueError(f"task {task_id}: setup.files[{rel!r}] needs text, base64 or copy_from")
+            return source.encode()
+        if source.text is not None:
+            return source.text.encode()
+        if source.base64 is not None:
+            return base64.b64decode(source.base64)
+        if source.copy_from is not None:
+            try:
+                return read_prepared(self.files_root, rel, source.copy_from)
+            except (ValueError, OSError) as exc:
+                raise ValueError(f"task {task_id}: {exc}") from None
+        raise ValueError(f"task {task_id}: setup.files[{rel!r}] needs text, base64 or copy_from")
 
     # -- observation -----------------------------------------------------------------------
     def schemas(self) -> list[dict[str, Any]]:
@@ -190,8 +218,6 @@ class ToolsEnv(Environment):
                 'call_tool text must be JSON {"name": <tool>, "arguments": {...}}: ' + detail)))
         tool = ctx.available.get(call.name)
         if tool is None:
-            from guiforge.envs.tools.search import rank_tools
-
             near = [t.name for t, _ in rank_tools(call.name, 3, ctx.available)]
             return self._reply(call.name, args, ToolResult(ok=False, error=(
                 f"no tool {call.name!r} in this task; similar: {', '.join(near) or 'none'}; "

@@ -146,6 +146,7 @@ def text_skew(img: Image.Image, max_degrees: float = 5.0) -> float:
     """The counter-clockwise turn (degrees, to 0.05) that levels a page's text lines: the
     angle whose rows of dark pixels are most sharply separated (a projection profile),
     searched coarse then fine on a copy at most 800 pixels wide."""
+    # heavy: numpy, imported when this runs
     import numpy as np
 
     grey = ImageOps.grayscale(img)

@@ -76,6 +76,7 @@ def _read_csv(path: Path) -> list[list[Cell]]:
 
 
 def _read_xlsx(path: Path, sheet: str | None) -> list[list[Cell]]:
+    # heavy: lxml, numpy, openpyxl, imported when this runs
     from openpyxl import load_workbook
 
     wb = load_workbook(path, read_only=True, data_only=True)
@@ -161,6 +162,7 @@ def list_sheets(ctx: ToolContext, path: str) -> list[str]:
     Args:
         path: .xlsx file relative to the workspace
     """
+    # heavy: lxml, numpy, openpyxl, imported when this runs
     from openpyxl import load_workbook
 
     full = ctx.path(path)

@@ -1,15 +1,19 @@
-"""One Chromium per environment: launch with the isolation flags, one context and one page
-that live as long as the environment, a CDP channel of our own to that page (the hot path,
-see guiforge.envs.web.cdp), and a hard kill that needs no Playwright call (the manager uses
+"""One Chromium per environment: launch with the isolation flags, in a network namespace
+that holds only its own loopback (guiforge.envs.web.netns), from a minimal environment;
+one context and one page that live as long as the environment, with peer-to-peer APIs
+removed from every page; a CDP channel of our own to that page (the hot path, see
+guiforge.envs.web.cdp), and a hard kill that needs no Playwright call (the manager uses
 it when the actor thread is stuck inside Playwright)."""
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -23,7 +27,7 @@ from playwright.sync_api import (
 )
 
 from guiforge.envs.web.cdp import DEVTOOLS_FLAGS, PageChannel, devtools_url
-from guiforge.envs.web.frames import FRAME_FLAGS
+from guiforge.envs.web.netns import available, host_netns, isolated_executable, open_netns
 from guiforge.envs.web.routing import Router
 
 
@@ -58,7 +62,24 @@ CHROMIUM_ARGS = (
     "--disable-component-update",
     "--disable-sync",
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
+    # WebRTC sends UDP (STUN to an IP literal) past routes and resolver rules: no UDP but
+    # through a proxy, and there is none
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
 )
+# Peer-to-peer and datagram APIs, removed from every page before its scripts run (a recorded
+# third-party script replays too): the flags and the namespace stop the packets, this stops
+# the attempt.
+NO_PEER_TO_PEER = """(() => {
+  for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel', 'RTCIceCandidate',
+      'RTCSessionDescription', 'RTCRtpSender', 'RTCRtpReceiver', 'RTCRtpTransceiver', 'RTCDtlsTransport',
+      'RTCIceTransport', 'RTCSctpTransport', 'RTCCertificate', 'RTCDTMFSender', 'WebTransport',
+      'WebTransportError', 'WebTransportBidirectionalStream', 'WebTransportDatagramDuplexStream']) {
+    try { delete globalThis[name]; } catch (e) {}
+  }
+})();"""
+# Chromium's whole environment: nothing of the caller's (API keys, cloud credentials)
+BROWSER_ENV_KEYS = ("PATH", "HOME", "LANG", "TZ", "FONTCONFIG_PATH", "XDG_CACHE_HOME")
 
 
 @dataclass
@@ -73,19 +94,22 @@ class BrowserSession:
     pids: list[int] = field(default_factory=list)  # the browser process (its own group)
     driver_pid: int | None = None  # Playwright's node driver that launched it
     begin_frames: bool = False  # pages are created under begin-frame control
+    netns: int | None = None  # the browser's network namespace (an fd), when it has its own
+    group: int | None = None  # the browser's process group (the namespace wrapper leads it)
     _clock: PageChannel | None = None
 
     def clock_channel(self) -> PageChannel:
         """A second channel to the page for the frame clock's thread (opened once)."""
         if self._clock is None:
-            self._clock = PageChannel(self.devtools, self.cdp.target_id)
+            self._clock = PageChannel(self.devtools, self.cdp.target_id, netns=self.netns)
         return self._clock
 
     def renew(self, options: dict[str, Any], router: RouterLike,
               prepare: Callable[[BrowserContext], None] | None = None) -> None:
         """Swap in a fresh context (new cookies, storage, cache, history) with its router."""
         old = self.context
-        context, page, cdp = open_context(self.browser, self.devtools, options, router, prepare, self.begin_frames)
+        context, page, cdp = open_context(self.browser, self.devtools, options, router, prepare, self.begin_frames,
+                                          self.netns)
         self._close_channels()
         self.context, self.page, self.cdp, self.router = context, page, cdp, router
         with contextlib.suppress(Exception):
@@ -104,9 +128,19 @@ class BrowserSession:
             self.browser.close()
         with contextlib.suppress(Exception):
             self.playwright.stop()
+        self._close_netns()
+
+    def _close_netns(self) -> None:
+        fd, self.netns = self.netns, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
     def kill(self) -> None:
         """SIGKILL the browser's process group; touches no Playwright object."""
+        if self.group is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.group, signal.SIGKILL)
         for pid in self.pids:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)
@@ -115,6 +149,7 @@ class BrowserSession:
         if self.driver_pid is not None:  # unblocks any thread waiting on Playwright
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(self.driver_pid, signal.SIGKILL)
+        self._close_netns()
 
     def alive(self) -> bool:
         return bool(self.pids) and all(_running(pid) for pid in self.pids)
@@ -154,7 +189,7 @@ class RouterLike(Protocol):
 
 def open_context(browser: Browser, devtools: str, options: dict[str, Any], router: RouterLike,
                  prepare: Callable[[BrowserContext], None] | None = None,
-                 begin_frames: bool = False) -> tuple[BrowserContext, Page, PageChannel]:
+                 begin_frames: bool = False, netns: int | None = None) -> tuple[BrowserContext, Page, PageChannel]:
     """One isolated context with its router, one page and our CDP channel to it; ``prepare``
     runs on the context before the page exists (clocks, init scripts). With ``begin_frames``
     the page draws only when asked (guiforge.envs.web.frames)."""
@@ -164,6 +199,7 @@ def open_context(browser: Browser, devtools: str, options: dict[str, Any], route
         service_workers="block", accept_downloads=False, locale="en-US", timezone_id="UTC", **options,
     )
     try:
+        context.add_init_script(NO_PEER_TO_PEER)
         router.install(context)
         if prepare is not None:
             prepare(context)
@@ -173,7 +209,7 @@ def open_context(browser: Browser, devtools: str, options: dict[str, Any], route
             page = context.new_page()
             target_id = _target_id(context, page)
         page.on("dialog", lambda d: d.dismiss())  # the apps never open native dialogs
-        return context, page, PageChannel(devtools, target_id)
+        return context, page, PageChannel(devtools, target_id, netns=netns)
     except BaseException:
         with contextlib.suppress(Exception):
             context.close()
@@ -211,29 +247,69 @@ def _controlled_page(context: BrowserContext, browser_cdp: CDPSession, known: se
 
 def launch(context_options: Callable[[Playwright], dict[str, Any]],
            args: tuple[str, ...] = CHROMIUM_ARGS,
-           begin_frames: Callable[[dict[str, Any]], bool] | None = None) -> BrowserSession:
+           begin_frames: Callable[[dict[str, Any]], tuple[str, ...] | None] | None = None) -> BrowserSession:
     """Start Playwright and Chromium; ``context_options`` gets Playwright (for its device
     descriptors) and returns the options of the one context; ``begin_frames`` gets those
-    options and says whether the page should draw only when asked (headless shell only)."""
+    options and returns the launch flags for a page that draws only when asked (headless
+    shell only; guiforge.envs.web.frames.begin_frame_flags), or None for Chromium's clock."""
     if not Path(CHROMIUM).exists():
         raise RuntimeError(f"Chromium not found at {CHROMIUM}; apt-get install chromium chromium-headless-shell or set GUIFORGE_CHROMIUM")
+    isolated = available()
+    if not isolated:
+        _warn_once("Chromium runs in the host's network namespace (needs root and bubblewrap): pages are held "
+                   "by the WebRTC flags, page scripts, resolver rules and routes only; see SECURITY.md")
+    executable = isolated_executable(CHROMIUM) if isolated else CHROMIUM
+    env = {k: os.environ[k] for k in BROWSER_ENV_KEYS if k in os.environ}
     pw = sync_playwright().start()
+    netns = None
     try:
         options = context_options(pw)
-        controlled = bool(begin_frames and begin_frames_supported() and begin_frames(options))
-        flags = list(args) + list(DEVTOOLS_FLAGS) + (list(FRAME_FLAGS) if controlled else [])
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=flags, headless=True)
+        frame_flags = begin_frames(options) if begin_frames and begin_frames_supported() else None
+        controlled = frame_flags is not None
+        flags = list(args) + list(DEVTOOLS_FLAGS) + list(frame_flags or ())
+        browser = pw.chromium.launch(executable_path=executable, args=flags, headless=True, env=env)
         info = browser.new_browser_cdp_session().send("SystemInfo.getProcessInfo")
         pids = [p["id"] for p in info["processInfo"] if p["type"] == "browser"]
         if not pids:
             raise RuntimeError("Chromium reported no browser process (SystemInfo.getProcessInfo)")
+        if isolated:
+            netns = open_netns(pids[0])
+            if os.readlink(f"/proc/self/fd/{netns}") == host_netns():
+                raise RuntimeError("Chromium started in the host's network namespace; is bubblewrap working?")
         devtools = devtools_url(pids[0])
         router = Router()
-        context, page, cdp = open_context(browser, devtools, options, router, begin_frames=controlled)
+        context, page, cdp = open_context(browser, devtools, options, router, begin_frames=controlled, netns=netns)
     except BaseException:
+        if netns is not None:
+            os.close(netns)
         with contextlib.suppress(Exception):
             pw.stop()
         raise
-    parent = _parent(pids[0])
-    return BrowserSession(pw, browser, context, page, cdp, router, devtools, pids,
-                          parent if _is_driver(parent) else None, begin_frames=controlled)
+    return BrowserSession(pw, browser, context, page, cdp, router, devtools, pids, _driver_of(pids[0]),
+                          begin_frames=controlled, netns=netns, group=_group(pids[0]))
+
+
+@cache
+def _warn_once(message: str) -> None:
+    logging.getLogger("guiforge.envs.web").warning(message)
+
+
+def _driver_of(pid: int) -> int | None:
+    """Playwright's node driver: the browser's parent, or its grandparent through the
+    namespace wrapper."""
+    for _ in range(3):
+        parent = _parent(pid)
+        if parent is None or parent <= 1:
+            return None
+        if _is_driver(parent):
+            return parent
+        pid = parent
+    return None
+
+
+def _group(pid: int) -> int | None:
+    try:
+        group = os.getpgid(pid)
+    except OSError:
+        return None
+    return None if group == os.getpgid(0) else group  # never our own group

@@ -9,7 +9,8 @@ here (``python bench/web_env.py`` times both on the same page, ``transport_*``).
 Playwright still owns the browser and does navigation and input.
 
 The DevTools server listens on 127.0.0.1 on a port the kernel picks
-(``--remote-debugging-port=0``); Chromium refuses its WebSocket to any client that sends an
+(``--remote-debugging-port=0``), inside the browser's own network namespace when it has
+one (:mod:`guiforge.envs.web.netns`); Chromium refuses its WebSocket to any client that sends an
 ``Origin`` header (pages do, this client does not), and a page cannot read its HTTP
 answers (no CORS headers), which tests/envs/web/test_web_isolation.py checks.
 """
@@ -21,8 +22,11 @@ import json
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from websockets.sync.client import ClientConnection, connect
+
+from guiforge.envs.web.netns import connect_in
 
 Call = tuple[str, dict[str, Any]]  # a CDP method and its parameters
 DEVTOOLS_FLAGS = ("--remote-debugging-port=0",)
@@ -56,10 +60,13 @@ class PageChannel:
     """One WebSocket to the browser, attached to one page target (flat session). One thread
     uses it at a time; a second thread (the frame clock) opens a channel of its own."""
 
-    def __init__(self, url: str, target_id: str, timeout_s: float = REPLY_TIMEOUT_S):
+    def __init__(self, url: str, target_id: str, timeout_s: float = REPLY_TIMEOUT_S, netns: int | None = None):
         self.timeout_s = timeout_s
         self.target_id = target_id
-        self.ws: ClientConnection = connect(url, max_size=None, compression=None, open_timeout=timeout_s)
+        # a browser in a network namespace of its own is reached by a socket made there
+        parts = urlsplit(url)
+        sock = None if netns is None else connect_in(netns, (parts.hostname or "127.0.0.1", parts.port or 80), timeout_s)
+        self.ws: ClientConnection = connect(url, sock=sock, max_size=None, compression=None, open_timeout=timeout_s)
         self._ids = itertools.count(1)
         self.session_id: str | None = None
         try:
@@ -69,13 +76,14 @@ class PageChannel:
             raise
         self.session_id = attached["sessionId"]
 
-    def send(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        return self.send_together([(method, params or {})])[0]
+    def send(self, method: str, params: dict[str, Any] | None = None, timeout_s: float | None = None) -> dict[str, Any]:
+        return self.send_together([(method, params or {})], timeout_s)[0]
 
-    def send_together(self, calls: list[Call]) -> list[dict[str, Any]]:
+    def send_together(self, calls: list[Call], timeout_s: float | None = None) -> list[dict[str, Any]]:
         """Send the calls without waiting for one reply before the next, so a capture's
         encoding (browser side) overlaps a page script (renderer side). Replies come back
-        in the calls' order; the first failure is raised once all have answered."""
+        in the calls' order; the first failure is raised once all have answered. Past
+        ``timeout_s`` (default the channel's) ``TimeoutError``; a late reply is skipped later."""
         pending: dict[int, int] = {}
         for index, (method, params) in enumerate(calls):
             message: dict[str, Any] = {"id": next(self._ids), "method": method, "params": params}
@@ -85,8 +93,9 @@ class PageChannel:
             self.ws.send(json.dumps(message))
         replies: list[dict[str, Any]] = [{}] * len(calls)
         errors: list[tuple[int, str]] = []
+        deadline = time.monotonic() + (self.timeout_s if timeout_s is None else timeout_s)
         while pending:
-            message = json.loads(self.ws.recv(timeout=self.timeout_s))
+            message = json.loads(self.ws.recv(timeout=max(0.0, deadline - time.monotonic())))
             index = pending.pop(message.get("id"), None)  # events and others' replies are skipped
             if index is None:
                 continue

@@ -23,7 +23,7 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from guiforge.envs.web.cdp import Call
+from guiforge.envs.web.cdp import Call, CdpError
 
 if TYPE_CHECKING:
     from guiforge.envs.web.browser import BrowserSession
@@ -34,6 +34,18 @@ PUMP_INTERVAL_S = 0.004  # at most ~250 frames/s while the clock runs; each cost
 # if one is still waiting after this long: a safety net, not a cost.
 LATE_CLOCK_S = 0.25
 FRAME_FLAGS = ("--run-all-compositor-stages-before-draw",)  # beginFrame requires it
+# Two animation frames after the call: the page's state is drawn (Chromium's own clock)
+_PAINTED = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
+
+
+def begin_frame_flags(device_pixels: float = 1.0) -> tuple[str, ...]:
+    """The launch flags of a page that draws on demand. A frame drawn on demand has the
+    window's own scale, whatever the page's emulated devicePixelRatio, so a phone whose frames
+    are in device pixels gets a window of that scale (the emulation then matches it and the
+    page lays out as before): a Pixel 7's frame is 1082x2203, its surface's size rounded up."""
+    if device_pixels == 1.0:
+        return FRAME_FLAGS
+    return (*FRAME_FLAGS, f"--force-device-scale-factor={device_pixels:g}")
 
 
 class Frames:
@@ -57,6 +69,10 @@ class Frames:
     def pumping(self, after_s: float = 0.0) -> Iterator[None]:
         """A clock for the page while the block runs; Chromium's own clock needs none."""
         yield
+
+    def draw(self) -> None:
+        """Let one frame pass (what a page waiting on one needs to move on)."""
+        self.session.cdp.send("Runtime.evaluate", {"expression": _PAINTED, "awaitPromise": True})
 
     def flush(self) -> None:
         """Let a frame the browser started on its own (a resize) finish before a capture."""
@@ -90,18 +106,20 @@ class BeginFrames(Frames):
             raise RuntimeError("Chromium returned no frame for the screenshot (HeadlessExperimental.beginFrame)")
         return base64.b64decode(data)
 
-    def flush(self, tries: int = 100) -> None:
+    def draw(self) -> None:
+        self.flush(screenshot=False)
+
+    def flush(self, tries: int = 100, screenshot: bool = True) -> None:
         """Draw one full frame (with a throwaway screenshot) after a resize. Without it, a
         page resized again before any screenshot (the package gate takes none) kept a frame
         pending for good: every later beginFrame was refused ("Another frame is pending"),
         the clock stopped and the next input waited past its deadline. Retried while
         Chromium still reports a frame in flight."""
-        from guiforge.envs.web.cdp import CdpError
-
         for _ in range(tries):
             try:
                 # a frame with a screenshot is drawn in full, which a resize waits for
-                self.session.cdp.send("HeadlessExperimental.beginFrame", {"screenshot": {"format": "jpeg", "quality": 1}})
+                shot = {"screenshot": {"format": "jpeg", "quality": 1}} if screenshot else {}
+                self.session.cdp.send("HeadlessExperimental.beginFrame", shot)
                 return
             except CdpError as exc:
                 if "pending" not in str(exc):

@@ -3,9 +3,14 @@ screenshots, element geometry for ``Observation.debug``, and the final app state
 
 ``reset`` never creates a context: it loads the task's state into the running page
 (``window.guiforge.loadState``), clears storage and cookies, drops the back history and
-focus, so a reset costs one evaluate (the load), then a screenshot and an element scan sent
-together (the capture's encoding overlaps the scan). On the headless shell the page draws
-only when asked (:mod:`guiforge.envs.web.frames`).
+focus, so a reset costs one evaluate (the load), one more for the settle check
+(:mod:`guiforge.envs.web.settle`), then a screenshot and an element scan sent together (the
+capture's encoding overlaps the scan). On the headless shell the page draws only when asked
+(:mod:`guiforge.envs.web.frames`).
+
+Frames belong to their step: every reset and step is numbered (``Observation.seq``), a frame
+is taken once the page has settled, and a reset's frame must show the state it loaded (the
+page's state carries the reset's number) or the reset is an environment fault.
 
 Page scripts run through CDP's ``Runtime.evaluate`` and return one JSON string: Playwright's
 ``page.evaluate`` serialises arguments and results value by value, which made the element scan
@@ -15,31 +20,42 @@ cost ~22 ms of CPU (driver + Python) against ~5 ms this way (``python bench/web_
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from playwright.sync_api import Playwright
 
-from guiforge.envs.actions import Action, to_grid, to_pixels
+from guiforge.envs.actions import Action, to_grid
 from guiforge.envs.apps import APP_NAMES, app_info
-from guiforge.envs.base import Environment, EnvSpec, FinalState, Observation, StepResult, TaskSpec
+from guiforge.envs.base import (
+    EnvFailure,
+    Environment,
+    EnvSpec,
+    FinalState,
+    Observation,
+    StepResult,
+    TaskSpec,
+)
 from guiforge.envs.web.browser import CHROMIUM_ARGS, BrowserSession, launch
 from guiforge.envs.web.cdp import Call
-from guiforge.envs.web.frames import LATE_CLOCK_S, BeginFrames, Frames, VsyncFrames
+from guiforge.envs.web.frames import (
+    LATE_CLOCK_S,
+    BeginFrames,
+    Frames,
+    VsyncFrames,
+    begin_frame_flags,
+)
+from guiforge.envs.web.page_actions import FOCUS_SCRIPT, HIT_SCRIPT, ActionError, PageActions
 from guiforge.envs.web.routing import APP_ORIGIN
+from guiforge.envs.web.settle import await_settled
 
-
-class ActionError(Exception):
-    """The agent's action could not be carried out (not an environment fault)."""
-
-
-_INSPECT = "() => window.guiforge ? {elements: guiforge.elements(), focus: guiforge.focusInfo(), path: guiforge.path()} : null"
+_INSPECT = ("() => window.guiforge ? {elements: guiforge.elements(), focus: guiforge.focusInfo(), path: guiforge.path(),"
+            " episode: guiforge.episode ? guiforge.episode() : null} : null")
 # Synchronous: a view finishes inside render() (GF.after), so the screenshot and scan that
-# follow see it finished, and the call needs no promise round (~4 ms a reset).
+# follow see it finished, and the call needs no promise round (~4 ms a reset). The episode
+# number goes into the page's state, where the reset's frame must find it.
 _LOAD = ("(text) => { if (!window.guiforge) return null; const s = JSON.parse(text);"
-         " guiforge.loadState(s.apps, s.system, s.start, true); return true; }")
-_HIT = "(x, y) => window.guiforge ? guiforge.hit(x, y) : null"
-_FOCUS = "() => window.guiforge ? guiforge.focusInfo() : {editable: false}"
-_SETTLE = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
+         " guiforge.loadState(s.apps, s.system, s.start, true, s.episode); return true; }")
 
 
 def _js_call(function: str, args: tuple[Any, ...], awaits: bool = True) -> Call:
@@ -51,7 +67,7 @@ def _js_call(function: str, args: tuple[Any, ...], awaits: bool = True) -> Call:
     return ("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True})
 
 
-class PageEnv(Environment):
+class PageEnv(PageActions, Environment):
     """Base of :class:`WebEnv` and :class:`MobileEnv`; subclasses define the context
     options and the action executors."""
 
@@ -65,8 +81,8 @@ class PageEnv(Environment):
     # Page functions for the element scan, the hit test and the focus probe (the apps'
     # window.guiforge; a replayed site brings its own, see guiforge.envs.replay).
     scan_script: str = _INSPECT
-    hit_script: str = _HIT
-    focus_script: str = _FOCUS
+    hit_script: str = HIT_SCRIPT
+    focus_script: str = FOCUS_SCRIPT
 
     def __init__(self, spec: EnvSpec, image_format: str = "png", jpeg_quality: int = 80,
                  screenshot_scale: str | None = None):
@@ -86,6 +102,9 @@ class PageEnv(Environment):
         self.start_size: tuple[int, int] | None = None  # the viewport the instance started with
         self.scale = 1.0  # screenshot pixels per CSS pixel
         self.dpr = 1.0
+        # Resets and steps so far: a frame carries the number of the one it was taken after
+        # (Observation.seq), and the page's state carries its reset's (guiforge.episode()).
+        self.seq = 0
 
     # -- subclass hooks ----------------------------------------------------------------
     def context_options(self, pw: Playwright) -> dict[str, Any]:
@@ -105,12 +124,15 @@ class PageEnv(Environment):
             raise RuntimeError("environment not started; call start() first")
         return self.session
 
-    def wants_begin_frames(self, options: dict[str, Any]) -> bool:
-        css_frames = self.screenshot_scale == "css" or options.get("device_scale_factor", 1) == 1
-        return self.begin_frames and css_frames
+    def frame_flags(self, options: dict[str, Any]) -> tuple[str, ...] | None:
+        """The launch flags for frames drawn on demand, or None for Chromium's own clock."""
+        if not self.begin_frames:
+            return None
+        device = self.screenshot_scale == "device"
+        return begin_frame_flags(float(options.get("device_scale_factor", 1)) if device else 1.0)
 
     def start(self) -> None:
-        self.session = launch(self.context_options, args=self.chromium_args, begin_frames=self.wants_begin_frames)
+        self.session = launch(self.context_options, args=self.chromium_args, begin_frames=self.frame_flags)
         self.frames = BeginFrames(self.session) if self.session.begin_frames else VsyncFrames(self.session)
         self.s.page.goto(APP_ORIGIN + "/", wait_until="load")
         vw, vh, dpr = self.s.page.evaluate("() => [innerWidth, innerHeight, devicePixelRatio]")
@@ -161,9 +183,10 @@ class PageEnv(Environment):
         resized = self.fit_viewport(presentation.get("viewport"), task.task_id)
         start = self.start_route(task)
         self.task, self.answer, self.status = task, None, None
+        self.seq += 1
         # Serialised on every reset (~0.3 ms): a cache keyed on the setup object would serve
         # stale state for a dict mutated in place or a new dict at a recycled id().
-        seed = json.dumps({"apps": apps, "system": system, "start": start})
+        seed = json.dumps({"apps": apps, "system": system, "start": start, "episode": self.seq})
         self.clear_input()  # before the scan, so hover state cannot differ from the screenshot
         loaded = self.js_sync(_LOAD, seed) if self.s.page.url.startswith(APP_ORIGIN) else None
         if loaded is None:  # the page left the apps (or never loaded them): reload them
@@ -172,8 +195,14 @@ class PageEnv(Environment):
                 raise RuntimeError(f"the apps page did not load at {APP_ORIGIN + start}; check guiforge/envs/apps/static")
         if resized:  # the resize's own frame, drawn after the new state (its resize event renders it)
             self.frames.flush()
+        await_settled(self)
         # loadState cleared storage and cookies in the page; the back history lives in the browser
-        return self.observation(*self.look(also=(("Page.resetNavigationHistory", {}),)))
+        shot, info = self.look(also=(("Page.resetNavigationHistory", {}),))
+        shown = (info or {}).get("episode")
+        if shown != self.seq:  # the first frame must show this task's state, not the last one's
+            raise EnvFailure(f"reset {task.task_id}: the page shows the state of episode {shown}, not of "
+                             f"this reset ({self.seq}); the instance will be replaced")
+        return self.observation(shot, info)
 
     def fit_viewport(self, viewport: Any, task_id: str = "") -> bool:
         """Resize the page to a task's viewport (its presentation), or back to the one the
@@ -203,10 +232,12 @@ class PageEnv(Environment):
         """Call a page function through CDP; its result comes back as one JSON string."""
         return self._js_value(self.s.cdp.send(*_js_call(function, args)))
 
-    def js_sync(self, function: str, *args: Any) -> Any:
+    def js_sync(self, function: str, *args: Any, reply_timeout_s: float | None = None) -> Any:
         """:meth:`js` for a function that returns a plain value, not a promise: one task in
-        the page, no promise to wait for."""
-        return self._js_value(self.s.cdp.send(*_js_call(function, args, awaits=False)))
+        the page, no promise to wait for. ``reply_timeout_s`` bounds the wait for the reply
+        (``TimeoutError`` past it)."""
+        call = _js_call(function, args, awaits=False)
+        return self._js_value(self.s.cdp.send(*call, timeout_s=reply_timeout_s))
 
     def _js_value(self, reply: dict[str, Any]) -> Any:
         if "exceptionDetails" in reply:
@@ -220,13 +251,16 @@ class PageEnv(Environment):
         """Subclass hook: clear input-device state (hover, touch) left by the last episode."""
 
     def observe(self) -> Observation:
+        """A frame of the settled page (guiforge.envs.web.settle), numbered with the last
+        reset or step."""
+        await_settled(self)
         return self.observation(*self.look())
 
     def look(self, also: tuple[Call, ...] = ()) -> tuple[bytes | None, Any]:
         """The screenshot and the element scan (plus ``also``: calls that do not change the
         screen) sent together, so the capture's encoding overlaps the scan (~5 ms a step)."""
         scan = _js_call(self.scan_script, ())
-        if not self.capture_screenshots or self.scale != 1.0:
+        if not self.capture_screenshots or not self.captures_frames():
             replies = [self.s.cdp.send(*call) for call in (scan, *also)]
             return self.screenshot(), self._js_value(replies[0])
         assert self.frames is not None
@@ -237,8 +271,7 @@ class PageEnv(Environment):
     def observation(self, shot: bytes | None, info: dict[str, Any] | None) -> Observation:
         """Screenshot + the page's element scan -> Observation (geometry in screenshot pixels)."""
         info = info or {"elements": [], "focus": {}, "path": self.s.page.url}
-        width = round(self.css_size[0] * self.scale)
-        height = round(self.css_size[1] * self.scale)
+        width, height = self.frame_size()
         elements = []
         for el in info["elements"]:
             x, y, w, h = (v * self.scale for v in el["box"])
@@ -247,18 +280,33 @@ class PageEnv(Environment):
             elements.append(el)
         debug = {"elements": elements, "focus": info["focus"], "path": info["path"],
                  "css_viewport": list(self.css_size), "scale": self.scale}
-        return Observation(screenshot=shot, width=width, height=height, format=self.image_format, debug=debug)
+        return Observation(screenshot=shot, width=width, height=height, format=self.image_format, debug=debug,
+                           seq=self.seq)
+
+    def captures_frames(self) -> bool:
+        """Whether frames come from the frame source (below) rather than page.screenshot."""
+        return self.scale == 1.0 or isinstance(self.frames, BeginFrames)
+
+    def frame_size(self) -> tuple[int, int]:
+        """The screenshot's pixel size: a frame drawn on demand at a device scale has its
+        surface's size (rounded up); page.screenshot rounds."""
+        width, height = self.css_size
+        if self.scale == 1.0:
+            return width, height
+        if isinstance(self.frames, BeginFrames):
+            return math.ceil(width * self.scale - 1e-6), math.ceil(height * self.scale - 1e-6)
+        return round(width * self.scale), round(height * self.scale)
 
     def screenshot(self) -> bytes | None:
-        """CSS-pixel frames (every desktop frame, phones at screenshot_scale="css") come from
-        the frame source (a frame drawn now on the headless shell, else CDP's capture), with
-        optimizeForSpeed: lossless and about half of page.screenshot's time. Device-pixel
-        phone frames need a scaled clip, and CDP's clip drops Playwright's DPR emulation, so
-        those go through page.screenshot, which restores it. The caret is hidden by the apps'
-        CSS, so identical screens give identical bytes."""
+        """Frames come from the frame source (a frame drawn now on the headless shell, a phone's
+        in device pixels too; else CDP's capture), with optimizeForSpeed: lossless and about
+        half of page.screenshot's time. On Chromium's own clock, device-pixel phone frames
+        need a scaled clip, and CDP's clip drops Playwright's DPR emulation, so those go
+        through page.screenshot, which restores it. The caret is hidden by the apps' CSS, so
+        identical screens give identical bytes."""
         if not self.capture_screenshots:
             return None
-        if self.scale != 1.0:
+        if not self.captures_frames():
             opts: dict[str, Any] = {"type": self.image_format, "scale": "device"}
             if self.image_format == "jpeg":
                 opts["quality"] = self.jpeg_quality
@@ -273,6 +321,7 @@ class PageEnv(Environment):
         return params
 
     def step(self, action: Action) -> StepResult:
+        self.seq += 1
         try:
             action.check_domain(self.domain)
         except ValueError as exc:
@@ -300,70 +349,3 @@ class PageEnv(Environment):
         if apps is None:
             raise RuntimeError("the app page is gone; the final state cannot be read")
         return FinalState(apps=apps, answer=self.answer, status=self.status)
-
-    # -- helpers for executors -----------------------------------------------------------
-    def point(self, gx: int | None, gy: int | None) -> tuple[float, float]:
-        """Grid point -> CSS pixel of the page (via the screenshot's pixel grid)."""
-        if gx is None or gy is None:
-            return (self.css_size[0] / 2, self.css_size[1] / 2)
-        width = round(self.css_size[0] * self.scale)
-        height = round(self.css_size[1] * self.scale)
-        px, py = to_pixels(gx, gy, width, height)
-        return (px / self.scale, py / self.scale)
-
-    def hit(self, x: float, y: float) -> dict[str, Any] | None:
-        return self.js(self.hit_script, x, y)
-
-    def target(self, x: float, y: float) -> str | None:
-        """The label of the interactive element under a CSS point, or None."""
-        hit = self.hit(x, y)
-        if not hit or not hit.get("interactive"):
-            return None
-        return hit.get("label") or hit.get("id") or "an unlabeled control"
-
-    def pointer(self, verb: str, x: float, y: float, do) -> str:
-        """Run a pointer action; report what it hit, or an ActionError when it hit nothing
-        interactive (the action still happened, as it would on a real screen)."""
-        label = self.target(x, y)
-        do()
-        if label is None:
-            raise ActionError(f"{verb} at ({round(x)}, {round(y)}) hit nothing clickable")
-        return f"{verb} “{label}”"
-
-    def type_text(self, text: str) -> str:
-        focus = self.js(self.focus_script)
-        if not focus.get("editable"):
-            raise ActionError("nothing editable has focus; tap or click a text field first")
-        keyboard = self.s.page.keyboard
-        for i, chunk in enumerate(text.split("\n")):
-            if i:
-                keyboard.press("Enter")
-            if chunk:
-                keyboard.insert_text(chunk)
-        return f"typed {len(text)} characters into “{focus.get('label') or 'the focused field'}”"
-
-    def open_path(self, path: str) -> str:
-        self.s.page.evaluate("(p) => { history.pushState(null, '', p); dispatchEvent(new PopStateEvent('popstate')); }", path)
-        return f"opened {path}"
-
-    def history_back(self) -> bool:
-        hist = self.s.cdp.send("Page.getNavigationHistory")
-        if hist["currentIndex"] <= 0:
-            return False
-        self.s.page.evaluate(
-            "() => new Promise(r => { addEventListener('popstate', () => requestAnimationFrame(() => r(true)), {once: true});"
-            " history.back(); setTimeout(() => r(false), 1000); })"
-        )
-        return True
-
-    def settle(self) -> None:
-        self.s.page.evaluate(_SETTLE)
-
-    def sleep(self, action: Action) -> str:
-        seconds = min(max(action.amount if action.amount is not None else 1, 0), 5)
-        self.wait(seconds)
-        return f"waited {seconds}s"
-
-    def wait(self, seconds: float) -> None:
-        """Let time pass with the page running (its frames pumped, if it has no clock)."""
-        self.s.page.wait_for_timeout(seconds * 1000)

@@ -4,7 +4,9 @@ The apps are route-fulfilled from memory under a reserved origin (``http://apps.
 instead of served by a local HTTP server: no listening socket that other processes (or other
 environments' pages) could reach, no port to allocate per instance, and the one handler that
 serves the apps is also the one that blocks everything else. Requests to loopback
-(127.0.0.1, localhost) pass through as the design allows; anything else is aborted. Routing
+(127.0.0.1, localhost) pass through as the design allows (to the browser's own loopback:
+it runs in a network namespace of its own, see :mod:`guiforge.envs.web.netns`); anything
+else is aborted. Routing
 misses preconnects and Chromium's own pings, so the launch flags also map every other host
 to NOTFOUND (see :mod:`guiforge.envs.web.browser`).
 """

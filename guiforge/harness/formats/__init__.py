@@ -1,6 +1,7 @@
 """Action formats: how a model is told the action set and how it writes an action.
 
-One registry of codecs (built-ins plus any ``module:ClassName``), each able to *render* a
+One registry of codecs (entry points of ``guiforge.action_formats``, the built-ins
+included, plus any ``module:ClassName``), each able to *render* a
 domain's action set for the prompt (text, or native tools), *encode* a canonical action as
 that model writes it (an SFT target in the student's own format) and *decode* a reply into
 ``(thought, Action)``::
@@ -15,9 +16,8 @@ Coordinates are declared, never guessed: see :mod:`guiforge.harness.formats.coor
 
 from __future__ import annotations
 
-import importlib
+import inspect
 
-from guiforge.harness.formats.anthropic_computer import AnthropicComputer
 from guiforge.harness.formats.base import ActionFormat, ModelReply, ParseError, Rendered, ToolCall
 from guiforge.harness.formats.coords import (
     COORD_KINDS,
@@ -26,22 +26,28 @@ from guiforge.harness.formats.coords import (
     coord_system,
     smart_resize,
 )
-from guiforge.harness.formats.guiforge_json import GuiforgeJSON
-from guiforge.harness.formats.openai_computer import OpenAIComputer
-from guiforge.harness.formats.pyautogui import PyAutoGUI
-from guiforge.harness.formats.qwen import QwenComputerUse, QwenComputerUseTools
-from guiforge.harness.formats.tools import AnthropicTools, OpenAITools
-from guiforge.harness.formats.uitars import UITars
+from guiforge.plugins import PluginError, Registry
 
-BUILTIN: dict[str, type[ActionFormat]] = {f.name: f for f in (
-    GuiforgeJSON, OpenAITools, AnthropicTools, AnthropicComputer, OpenAIComputer, QwenComputerUse,
-    QwenComputerUseTools, UITars, PyAutoGUI)}
+
+def _is_format(obj: object) -> bool:
+    return isinstance(obj, type) and issubclass(obj, ActionFormat) and not inspect.isabstract(obj)
+
+
+def _check_format(name: str, cls: type[ActionFormat]) -> str | None:
+    if ":" not in name and getattr(cls, "name", None) != name:
+        return f"registered as {name!r} but the class says name {getattr(cls, 'name', None)!r}; make them the same"
+    return None
+
+
+# Every codec, the built-ins included, is an entry point of ``guiforge.action_formats``.
+ACTION_FORMATS: Registry[type[ActionFormat]] = Registry(
+    "guiforge.action_formats", "action format", "an ActionFormat subclass", _is_format, _check_format)
 _loaded: dict[str, ActionFormat] = {}
 
 
 def get_format(name: str | None = None, **options: object) -> ActionFormat:
-    """The codec called ``name`` (a built-in, or ``package.module:ClassName``); ``options``
-    (a tool version) configure it, where the codec takes them."""
+    """The codec called ``name`` (a registered name, or ``package.module:ClassName``);
+    ``options`` (a tool version) configure it, where the codec takes them."""
     name = name or "guiforge"
     options = {k: v for k, v in options.items() if v is not None}
     if options:
@@ -51,26 +57,17 @@ def get_format(name: str | None = None, **options: object) -> ActionFormat:
         return _loaded[key]
     if name in _loaded:
         return _loaded[name]
-    if name in BUILTIN:
-        codec = BUILTIN[name]()
-    elif ":" in name:
-        module, _, attr = name.partition(":")
-        try:
-            cls = getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError) as exc:
-            raise ValueError(f"action format {name!r} cannot be loaded: {exc}") from None
-        if not (isinstance(cls, type) and issubclass(cls, ActionFormat)):
-            raise ValueError(f"action format {name!r} is not an ActionFormat subclass")
-        codec = cls()
-    else:
-        raise ValueError(f"unknown action format {name!r}; use one of {', '.join(BUILTIN)} or module:ClassName")
+    try:
+        codec = ACTION_FORMATS.get(name)()
+    except PluginError as exc:
+        raise ValueError(str(exc)) from None
     _loaded[name] = codec
     return codec
 
 
 def format_names() -> list[str]:
-    return list(BUILTIN)
+    return ACTION_FORMATS.names()
 
 
-__all__ = ["BUILTIN", "COORD_KINDS", "ActionFormat", "CoordError", "CoordSystem", "ModelReply", "ParseError",
+__all__ = ["ACTION_FORMATS", "COORD_KINDS", "ActionFormat", "CoordError", "CoordSystem", "ModelReply", "ParseError",
            "Rendered", "ToolCall", "coord_system", "format_names", "get_format", "smart_resize"]

@@ -90,7 +90,7 @@ def test_a_calc_sort_by_menus_passes_its_package_gate():
     from guiforge.presentation import theme_named
     from guiforge.skills.check import load_selected, sample_worlds
     from guiforge.skills.instantiate import instantiate
-    from guiforge.stages.tasks import candidate_row
+    from guiforge.tasks.candidates import candidate_row
     from guiforge.tasks.materialize import task_spec
     from guiforge.teacher.reference import ReferenceProgram
 

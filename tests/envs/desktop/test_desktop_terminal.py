@@ -59,16 +59,19 @@ def test_setup_spec_sources(tmp_path):
         "a.bin": b"raw", "b.txt": {"text": "hé"}, "c.bin": {"base64": base64.b64encode(b"b64").decode()},
         "d.bin": {"path": str(host)}, "e.bin": str(host), "report.xlsx": b"PK"},
         "open": "report.xlsx"}, apps=[])
-    assert setup.load_files() == {"a.bin": b"raw", "b.txt": "hé".encode(), "c.bin": b"b64",
-                                  "d.bin": b"\x00\x01", "e.bin": b"\x00\x01", "report.xlsx": b"PK"}
+    assert setup.load_files(files_root=tmp_path) == {
+        "a.bin": b"raw", "b.txt": "hé".encode(), "c.bin": b"b64", "d.bin": b"\x00\x01", "e.bin": b"\x00\x01",
+        "report.xlsx": b"PK"}
+    with pytest.raises(ValueError, match="no prepared-files root"):
+        setup.load_files()  # host files only from a run's prepared-files root
     assert setup.app == "calc"
     assert DesktopSetup.from_task({}, apps=["libreoffice_impress"]).app == "impress"
     with pytest.raises(ValueError, match="relative path"):
         DesktopSetup.from_task({"files": {"../escape.txt": b"x"}}, apps=[])
     with pytest.raises(ValueError, match="not one of setup.files"):
         DesktopSetup.from_task({"files": {"a.txt": b"x"}, "open": "b.xlsx"}, apps=[])
-    with pytest.raises(ValueError, match="must be absolute"):
-        DesktopSetup.from_task({"files": {"a.txt": "relative/path"}}, apps=[]).load_files()
+    with pytest.raises(ValueError, match="outside the prepared-files root"):
+        DesktopSetup.from_task({"files": {"a.txt": "/etc/passwd"}}, apps=[]).load_files(files_root=tmp_path)
     with pytest.raises(ValueError, match="extra"):
         DesktopSetup.from_task({"file": {}}, apps=[])
 

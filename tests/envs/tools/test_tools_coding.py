@@ -1,19 +1,46 @@
-"""coding_tool: real Python in bubblewrap -- no network, only the workspace writable,
-rlimits, and a deadline that kills the whole process tree."""
+"""coding_tool: real Python in the project's sandbox -- no network, only the workspace
+writable, rlimits, and a deadline that kills the whole process tree. The hardening the
+shared sandbox brings (an unprivileged uid, process limits, no nested namespaces, a sized
+/tmp, the workspace quota, nothing of the host's Python install) is checked at the end."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import sys
+import tempfile
 import threading
 import time
 import uuid
 from pathlib import Path
 
+import pytest
 from tools_helpers import ok, run
 
-from guiforge.envs.tools import ToolContext
+from guiforge.envs.sandbox import MiB, Sandbox, SandboxUser, Workspace
+from guiforge.envs.tools import REGISTRY, ToolContext
+from guiforge.envs.tools.coding import coding_sandbox
+from guiforge.worlds.model import World
+
+QUOTA = 32 * MiB
+
+
+@pytest.fixture
+def ctx(world: World):
+    """A tools context over a quota'd workspace with the episode sandbox, as ToolsEnv makes."""
+    user = SandboxUser.acquire()
+    root = Path(tempfile.mkdtemp(prefix="guiforge-test-tools-"))
+    root.chmod(0o755)
+    workspace = Workspace(root / "workspace", user, QUOTA)
+    sandbox: Sandbox = coding_sandbox(workspace)
+    try:
+        yield ToolContext(workspace=workspace.path, world=world, available=dict(REGISTRY), sandbox=sandbox)
+    finally:
+        sandbox.kill_all()
+        workspace.close()
+        user.release()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def test_runs_python_over_the_workspace(ctx: ToolContext):
@@ -147,3 +174,80 @@ def test_memory_limit(ctx: ToolContext):
 def test_timeout_argument_is_validated(ctx: ToolContext):
     r = run(ctx, "coding_tool", code="print(1)", timeout_s=600)
     assert not r.ok and "timeout_s" in r.error
+
+
+# -- the shared sandbox's hardening (the stand-in this tool had before lacked each of these) --
+
+
+def test_runs_as_an_unprivileged_host_user(ctx: ToolContext):
+    r = ok(ctx, "coding_tool", code="open('mine.txt', 'w').write('x')\nimport os\nprint(os.getuid())\n")
+    assert r["exit_code"] == 0 and r["stdout"] == "1000\n", r
+    if os.geteuid() == 0:  # uid 1000 inside must not be the host's root outside
+        assert (ctx.workspace / "mine.txt").stat().st_uid != 0
+
+
+def test_process_limit_stops_a_fork_flood(ctx: ToolContext):
+    code = (
+        "import os, time\n"
+        "n = 0\n"
+        "for _ in range(300):\n"
+        "    try:\n"
+        "        if os.fork() == 0:\n"
+        "            time.sleep(30)\n"
+        "            os._exit(0)\n"
+        "        n += 1\n"
+        "    except OSError:\n"
+        "        break\n"
+        "print(n)\n"
+    )
+    r = ok(ctx, "coding_tool", code=code, timeout_s=10)
+    assert r["exit_code"] == 0, r
+    assert int(r["stdout"]) < 100  # nproc, not 300
+
+
+def test_no_nested_user_namespaces_or_mounts(ctx: ToolContext):
+    code = (
+        "import subprocess\n"
+        "for argv in (['unshare', '--user', '--map-root-user', 'true'],\n"
+        "             ['unshare', '--user', '--map-root-user', 'mount', '-t', 'tmpfs', 'x', '/tmp']):\n"
+        "    print(subprocess.run(argv, capture_output=True).returncode)\n"
+    )
+    r = ok(ctx, "coding_tool", code=code)
+    assert r["exit_code"] == 0, r
+    assert "0" not in r["stdout"].split(), r["stdout"]
+
+
+FILL = (
+    "import errno\n"
+    "written = 0\n"
+    "try:\n"
+    "    for i in range(40):\n"
+    "        with open(f'{where}/fill{{i}}', 'wb') as f:\n"
+    "            f.write(b'x' * (8 << 20))\n"
+    "        written += 8 << 20\n"
+    "except OSError as e:\n"
+    "    print(errno.errorcode[e.errno])\n"
+    "print(written >> 20)\n"
+)
+
+
+def test_tmp_is_size_capped(ctx: ToolContext):
+    r = ok(ctx, "coding_tool", code=FILL.format(where="/tmp"))
+    code, mib = r["stdout"].split()
+    assert code == "ENOSPC" and int(mib) <= 64, r
+
+
+def test_workspace_has_a_quota(ctx: ToolContext):
+    if os.geteuid() != 0:
+        pytest.skip("the workspace quota is a tmpfs mount, which needs root")
+    r = ok(ctx, "coding_tool", code=FILL.format(where="."))
+    code, mib = r["stdout"].split()
+    assert code == "ENOSPC" and int(mib) <= QUOTA >> 20, r
+
+
+def test_nothing_of_the_hosts_python_install_is_visible(ctx: ToolContext):
+    hidden = [str(Path(sys.base_prefix).resolve()), sys.prefix, "/root", "/home", "/work"]
+    hidden = [p for p in hidden if not p.startswith("/usr/")]
+    code = f"import os\nprint([p for p in {hidden!r} if os.path.exists(p)])\n"
+    r = ok(ctx, "coding_tool", code=code)
+    assert r["stdout"] == "[]\n", r

@@ -16,7 +16,7 @@ from guiforge.paths import SKILLS_DIR
 from guiforge.skills.check import sample_worlds
 from guiforge.skills.instantiate import bindings, render
 from guiforge.skills.loader import load_cards
-from guiforge.stages.tasks import candidate_row
+from guiforge.tasks.candidates import candidate_row
 from guiforge.tasks.materialize import task_spec
 from guiforge.teacher.distractors import next_dismissal
 from guiforge.teacher.reference import ReferenceProgram

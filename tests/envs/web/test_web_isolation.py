@@ -1,7 +1,9 @@
 """Network isolation with real sockets: a listener on 127.0.0.2 (loopback, but not the
 127.0.0.1/localhost the browser may reach) counts every connection the page attempts by
 fetch, img, iframe, WebSocket, EventSource, beacon, preconnect, dns-prefetch and hostnames.
-A bare Chromium proves the same probes do reach it, so the test can fail."""
+A bare Chromium proves the same probes do reach it, so the test can fail. The browser's
+127.0.0.1 is its own (a network namespace): the host's is out of reach too. UDP (WebRTC)
+and non-loopback addresses: tests/envs/web/test_web_netns.py."""
 
 from __future__ import annotations
 
@@ -61,8 +63,12 @@ def test_isolated_browser_reaches_nothing(direct_web, listener):
     assert listener.connections == 0
 
 
-def test_isolated_browser_still_reaches_127_0_0_1(direct_web):
-    """The allowed loopback works, so the zero above is isolation, not a broken probe."""
+def test_isolated_browser_does_not_reach_the_hosts_127_0_0_1(direct_web):
+    """The browser's loopback is its own (guiforge.envs.web.netns): a host service on
+    127.0.0.1 (the Prefect API, a model server) is out of a page's reach, while a server on
+    the browser's own loopback is reached, so the zero is isolation, not a broken probe."""
+    if direct_web.s.netns is None:
+        pytest.skip("Chromium runs in the host's network namespace here (not root)")
     local = CountingListener("127.0.0.1", lifetime_s=120)
     try:
         page = direct_web.s.page
@@ -76,14 +82,28 @@ def test_isolated_browser_still_reaches_127_0_0_1(direct_web):
                 if "interrupted by another navigation" not in str(exc) or attempt == 9:
                     raise
                 time.sleep(0.2)
+        own = listener_in(direct_web.s.netns)  # a server on the browser's own 127.0.0.1
+        try:
+            page.evaluate("(u) => fetch(u).catch(() => {})", f"http://127.0.0.1:{own.port}/ok")
+            for _ in range(40):  # up to 2 s on a busy machine
+                if own.connections:
+                    break
+                time.sleep(0.05)
+            assert own.connections >= 1
+        finally:
+            own.close()
         page.evaluate("(u) => fetch(u).catch(() => {})", f"http://127.0.0.1:{local.port}/ok")
-        for _ in range(40):  # up to 2 s on a busy machine
-            if local.connections:
-                break
-            time.sleep(0.05)
-        assert local.connections >= 1
+        _probe(page, [f"http://127.0.0.1:{local.port}", f"http://localhost:{local.port}"])
+        assert local.connections == 0
     finally:
         local.close()
+
+
+def listener_in(netns: int) -> CountingListener:
+    """A CountingListener whose socket lives in the network namespace ``netns``."""
+    from guiforge.envs.web.netns import inside
+
+    return inside(netns, lambda: CountingListener("127.0.0.1", lifetime_s=60))
 
 
 def test_bare_chromium_does_reach_the_listener(listener):
@@ -132,7 +152,11 @@ def test_a_page_cannot_use_the_devtools_port(direct_web):
     # control: the same URL from a client without an Origin header (ours) is answered
     from websockets.sync.client import connect
 
-    with connect(ws, compression=None) as client:
+    from guiforge.envs.web.netns import connect_in
+
+    netns = direct_web.s.netns  # the browser's own network namespace, where its port is
+    sock = None if netns is None else connect_in(netns, ("127.0.0.1", int(http.rsplit(":", 1)[1])), 10)
+    with connect(ws, sock=sock, compression=None) as client:
         client.send('{"id": 1, "method": "Browser.getVersion"}')
         assert '"product"' in client.recv(timeout=10)
     assert direct_web.observe().screenshot  # the env's own channel still works

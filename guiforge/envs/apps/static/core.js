@@ -12,6 +12,10 @@ const GF = (() => {
   let lastPath = null;
   let afterRender = []; // work that needs the new view in the document (scroll a log to its end)
   const renderHooks = []; // drawn after every render, outside #root (presentation.js)
+  // What the adapter waits on before it takes a frame (guiforge.frameState()):
+  let renders = 0; // views drawn so far
+  let tapPending = false; // a tap ended whose click Chromium has not delivered yet
+  let leaving = false; // a navigation away from this document has begun
 
   // -- DOM helpers ----------------------------------------------------------------------
   const NATIVE_CLICKABLE = new Set(["BUTTON", "A", "INPUT", "SELECT", "TEXTAREA", "LABEL", "SUMMARY"]);
@@ -262,6 +266,7 @@ const GF = (() => {
     afterRender = [];
     for (const fn of queued) fn();
     for (const fn of renderHooks) fn();
+    renders += 1;
   }
 
   function onRender(fn) { renderHooks.push(fn); }
@@ -416,13 +421,16 @@ const GF = (() => {
   // Long press (touch held >= 500 ms) opens the same context menu a right click does, and
   // a horizontal swipe raises swipeleft/swiperight on the element it started on.
   let touch = null;
+  let lastTouch = null; // the touch that just ended, for the tap check below
   document.addEventListener("touchstart", (e) => {
     const t = e.touches[0];
-    touch = { x: t.clientX, y: t.clientY, at: e.timeStamp, target: e.target, moved: false };
+    tapPending = false;
+    touch = { x: t.clientX, y: t.clientY, at: e.timeStamp, target: e.target, moved: false, moves: 0 };
   }, { passive: true, capture: true });
   document.addEventListener("touchmove", (e) => {
     if (!touch) return;
     const t = e.touches[0];
+    touch.moves += 1;
     if (Math.abs(t.clientX - touch.x) > 10 || Math.abs(t.clientY - touch.y) > 10) touch.moved = true;
     touch.lx = t.clientX;
     touch.ly = t.clientY;
@@ -431,6 +439,7 @@ const GF = (() => {
     if (!touch) return;
     const t = touch;
     touch = null;
+    lastTouch = t;
     if (!t.moved && e.timeStamp - t.at >= 500) {
       e.preventDefault();
       t.target.dispatchEvent(new MouseEvent("contextmenu", { bubbles: true, cancelable: true, clientX: t.x, clientY: t.y }));
@@ -444,6 +453,15 @@ const GF = (() => {
       }
     }
   }, { passive: false, capture: true });
+  // A touch that neither moved nor was claimed (long press) becomes a click that Chromium
+  // sends a moment after the touch ends: until it arrives the screen is not the tap's.
+  window.addEventListener("touchend", (e) => {
+    const t = lastTouch;
+    lastTouch = null;
+    tapPending = !!t && t.moves === 0 && !e.defaultPrevented;
+  }, { passive: true });
+  for (const type of ["click", "contextmenu"]) window.addEventListener(type, () => { tapPending = false; }, true);
+  window.addEventListener("beforeunload", () => { leaving = true; });
 
   document.addEventListener("click", (e) => {
     const a = e.target.closest && e.target.closest("a[href]");
@@ -557,9 +575,13 @@ const GF = (() => {
     apps: () => order.slice(),
     getState: () => JSON.parse(JSON.stringify(state.apps)),
     getSystem: () => JSON.parse(JSON.stringify(state.system)),
-    loadState(appStates, system, start, owned = false) {
+    // episode: the adapter's number for the reset that loads this state; it stays with the
+    // state (a reload restores it), so a frame can show whose state is on screen
+    loadState(appStates, system, start, owned = false, episode = null) {
       // owned: the caller parsed a fresh object for us, so no defensive copy is needed
-      state = { apps: owned ? appStates || {} : JSON.parse(JSON.stringify(appStates || {})), system: { now: "2024-01-01T09:00:00", ...(system || {}), minutes: 0, seq: 0 } };
+      state = { apps: owned ? appStates || {} : JSON.parse(JSON.stringify(appStates || {})),
+        system: { now: "2024-01-01T09:00:00", ...(system || {}), minutes: 0, seq: 0, episode } };
+      tapPending = false;
       for (const name of order) app(name);
       ui = {};
       lastPath = null;
@@ -593,6 +615,9 @@ const GF = (() => {
       return { interactive: true, label: labelOf(t).slice(0, 60), id: t.id || null };
     },
     path: () => location.pathname,
+    episode: () => (state.system.episode === undefined ? null : state.system.episode),
+    frameState: () => ({ app: true, renders, tap: tapPending, leaving, ready: document.readyState === "complete",
+      episode: state.system.episode === undefined ? null : state.system.episode }),
   };
 
   document.addEventListener("DOMContentLoaded", () => { restore(); render(); });

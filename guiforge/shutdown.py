@@ -5,6 +5,11 @@ environment pools, so shards in flight stop at once). From then on the engine co
 shard: whatever a shard computed after the signal (an environment, verifier or OCR error
 caused by the shutdown itself) is discarded, never recorded as an exclusion or a reward.
 A second signal ends the process at once.
+
+CPython runs a signal's handler on the main thread only, and only once that thread runs
+again; the kernel may deliver the signal to any thread, leaving a main thread blocked in a
+wait asleep. So the main thread never waits without a deadline: :func:`join` and
+:func:`as_completed` wake every :data:`TICK_S` seconds, and a handler runs within that.
 """
 
 from __future__ import annotations
@@ -13,12 +18,14 @@ import contextlib
 import os
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 
 from guiforge.errors import GuiforgeError
 
 EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
 
+TICK_S = 0.2  # how long the main thread may sleep before a signal's handler runs
 _event = threading.Event()
 _signal: int | None = None
 _stage: str | None = None
@@ -120,3 +127,17 @@ def handling_signals() -> Iterator[None]:
     finally:
         for s, h in previous.items():
             signal.signal(s, h)
+
+
+def join(thread: threading.Thread) -> None:
+    """Wait for ``thread`` while letting signal handlers run on this (the main) thread."""
+    while thread.is_alive():
+        thread.join(TICK_S)
+
+
+def as_completed(futures: Iterable[Future]) -> Iterator[Future]:
+    """``concurrent.futures.as_completed``, waking every TICK_S so a signal's handler runs."""
+    pending = set(futures)
+    while pending:
+        done, pending = wait(pending, timeout=TICK_S, return_when=FIRST_COMPLETED)
+        yield from done

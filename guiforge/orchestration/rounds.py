@@ -53,6 +53,7 @@ class InRound(Stage):
         self.version = inner.version
         self.config_model = inner.config_model
         self.description = inner.description
+        self.tables = inner.tables
 
     def __repr__(self) -> str:
         return f"InRound({self.inner!r}, round={self.round})"
@@ -66,6 +67,12 @@ class InRound(Stage):
 
     def outputs(self) -> list[str]:
         return self.inner.outputs()
+
+    def reads(self) -> dict[str, list[str]]:
+        return self.inner.reads()
+
+    def writes(self) -> dict[str, list[str]]:
+        return self.inner.writes()
 
     def sources(self, table: str, producers: list[str]) -> list[str]:
         """The producers of ``table`` this stage reads (see the module docstring)."""
@@ -82,11 +89,6 @@ class InRound(Stage):
 
     def run(self, ctx, shard):
         return self.inner.run(RoundView(ctx, self), shard)
-
-
-def round_of(ctx: Any) -> int:
-    """The round a stage runs in (0 outside a loop)."""
-    return getattr(ctx, "round", 0)
 
 
 def expand_rounds(stages: list[Stage], fail) -> list[Stage]:

@@ -1,0 +1,120 @@
+"""Export formats: how an export's rows become files. Each is an entry point of the
+``guiforge.exports`` group (guiforge's ``hf``, ``trl`` and ``llamafactory`` too), or a
+``module:Class`` in an export's ``formats``; :class:`ExportFormat` is the base to write one.
+"""
+
+from __future__ import annotations
+
+import inspect
+from abc import ABC, abstractmethod
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from guiforge.export.llamafactory import write_llamafactory
+from guiforge.export.rows import ExportRow
+from guiforge.export.source import Source
+from guiforge.export.target import Target
+from guiforge.harness.context import ContextPolicy
+from guiforge.plugins import Registry
+
+
+@dataclass
+class ExportJob:
+    """What a format writes: the rows of one export and how they were made. ``figures``
+    collects what the format measured (``sft_bytes_per_step`` at least)."""
+
+    out: Path
+    source: Source
+    sft: list[ExportRow]
+    rl: list[ExportRow]
+    images: dict[str, dict[str, Any]]
+    coords: str
+    target: Target
+    policy: ContextPolicy | None
+    figures: dict[str, Any] = field(default_factory=dict)
+
+
+class ExportFormat(ABC):
+    """One way to write an export folder."""
+
+    name: ClassVar[str]
+
+    @abstractmethod
+    def write(self, job: ExportJob) -> list[tuple[str, int]]:
+        """Write ``job.out``; return (dataset kind, rows) for each dataset written (an
+        ``exports`` row each)."""
+
+
+def dir_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+class HuggingFace(ExportFormat):
+    """Parquet that ``datasets`` and TRL load: SFT (conversational and prompt-completion,
+    a config per domain), the RL prompt set, a dataset card."""
+
+    name = "hf"
+
+    def write(self, job: ExportJob) -> list[tuple[str, int]]:
+        # heavy: the writers import `datasets` (about a second), only for an export that uses them
+        from guiforge.export.card import write_card
+
+        # heavy: datasets, numpy, pandas, imported when this runs
+        from guiforge.export.hf import features_for, write_parquet
+
+        out, sft, rl, figures = job.out, job.sft, job.rl, job.figures
+        by_domain: dict[str, list] = {}
+        for r in sft:
+            by_domain.setdefault(r.domain, []).append(r)
+        for domain, rows in sorted(by_domain.items()):
+            write_parquet(out / "sft" / domain, "sft", rows, job.images)
+            write_parquet(out / "sft_prompt_completion" / domain, "prompt_completion", rows, job.images)
+        write_parquet(out / "rl", "rl", rl, job.images)
+        sft_bytes = dir_bytes(out / "sft") if sft else 0
+        figures["sft_bytes_per_step"] = round(sft_bytes / max(len(sft), 1))
+        columns = list(sft[0].columns) if sft else []
+        rl_columns = list(rl[0].columns) if rl else []
+        policy = job.policy
+        write_card(out, run_id=job.source.run_id, acceptance=job.source.acceptance, coords=job.coords,
+                   target=job.target,
+                   context="as recorded" if policy is None else f"rebuilt with context policy {policy.kind}",
+                   sft_domains=Counter({d: len(v) for d, v in by_domain.items()}),
+                   sft_features=features_for("sft", columns), pc_features=features_for("prompt_completion", columns),
+                   rl_features=features_for("rl", rl_columns), n_rl=len(rl),
+                   exclusions=Counter(e["reason"] for e in job.source.exclusions), figures=figures)
+        return [("sft", len(sft)), ("sft_prompt_completion", len(sft)), ("rl", len(rl))]
+
+
+class TRL(HuggingFace):
+    """The same folder as ``hf``, recorded as a TRL export."""
+
+    name = "trl"
+
+
+class LlamaFactory(ExportFormat):
+    """LLaMA-Factory's sharegpt JSON, the frames beside it and a dataset_info.json entry."""
+
+    name = "llamafactory"
+
+    def write(self, job: ExportJob) -> list[tuple[str, int]]:
+        info = write_llamafactory(job.out, job.sft, job.images)
+        job.figures["sft_bytes_per_step"] = round(dir_bytes(job.out) / max(len(job.sft), 1))
+        job.figures["images_written"] = info["images"]
+        return [("sft", len(job.sft))]
+
+
+def _is_format(obj: object) -> bool:
+    return isinstance(obj, type) and issubclass(obj, ExportFormat) and not inspect.isabstract(obj)
+
+
+def _check_format(name: str, cls: type[ExportFormat]) -> str | None:
+    if ":" not in name and getattr(cls, "name", None) != name:
+        return f"registered as {name!r} but the class says name {getattr(cls, 'name', None)!r}; make them the same"
+    return None
+
+
+EXPORT_FORMATS: Registry[type[ExportFormat]] = Registry(
+    "guiforge.exports", "export format", "an ExportFormat subclass (guiforge.export.formats)", _is_format,
+    _check_format)

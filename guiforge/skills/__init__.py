@@ -1,0 +1,1 @@
+"""Skill cards: loading, checking and instantiating the declarative cards of skills/<app>/."""
