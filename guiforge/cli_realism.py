@@ -37,12 +37,14 @@ def print_realism(out: Console, lake_uri: str, run_id: str | None) -> None:
             t.add_row(r["rule"], str(r["worlds"]), r["example"][:90])
         out.print(t)
     _print_documents(out, worlds.get("documents") or {})
+    print_life(out, worlds)
     tasks = realism_of_tasks(lake)
     if tasks:
         s = tasks["templates"]["summary"]
         out.print(f"instructions: {s['tasks']} tasks, {s['templates']} distinct templates ({s['ratio']}); "
                   f"{s['skills_at_0_8']} of {s['skills_judged']} skills with several tasks at >= 0.8 "
                   "templates per task", highlight=False)
+        print_voice(out, tasks.get("cards") or {}, tasks.get("voice") or {})
         t = Table(title="presentation per domain")
         for col in ("domain", "tasks", "themes", "viewports", "distractors"):
             t.add_column(col)
@@ -73,6 +75,39 @@ def _print_documents(out: Console, docs: dict) -> None:
               f"{docs['charts']} charts, {docs['pictures']} pictures", highlight=False)
     out.print("slide layouts: " + ", ".join(f"{k} {v}" for k, v in docs["layouts_used"].items()),
               highlight=False)
+
+
+def print_voice(out: Console, cards: dict, voice: dict) -> None:
+    """Instruction templates per card (English and per language), and how tasks are said."""
+    if cards.get("cards"):
+        below = cards["below_min"]
+        out.print(f"instruction templates: {cards['phrasings']} over {cards['cards']} cards, "
+                  f"{cards['mean_en']} English per card on average (fewest {cards['min_en']}; "
+                  f"{len(below)} below 8{': ' + ', '.join(below[:5]) if below else ''}); in other languages: "
+                  + (", ".join(f"{k} {v} cards" for k, v in cards["localized_cards"].items()) or "none")
+                  + f"; {cards['with_context']} cards with reasons of their own", highlight=False)
+    if voice.get("tasks"):
+        reasons = ", ".join(f"{k} {v}" for k, v in voice["reasons"].items()) or "none"
+        out.print(f"voice: {voice['mean_phrasings_used']} phrasings used per skill; languages "
+                  + ", ".join(f"{k} {v}" for k, v in voice["languages"].items())
+                  + "; registers " + ", ".join(f"{k} {v}" for k, v in list(voice["registers"].items())[:8])
+                  + f"; {voice['with_reason']} tasks give a reason (whose: {reasons})", highlight=False)
+
+
+def print_life(out: Console, worlds: dict) -> None:
+    """Mail that reads as templates, people who do not fit what they write, pay by occupation."""
+    mail, rel, pay = worlds.get("mail") or {}, worlds.get("relationships") or {}, worlds.get("pay") or {}
+    if mail:
+        out.print(f"mail: {mail['emails']} e-mails in {mail['worlds']} worlds, {mail['templates']} body templates; "
+                  f"the most shared is in {mail['max_world_share']:.1%} of worlds, {mail['templates_over_5pct']} "
+                  f"in more than 5% ({mail['emails_in_shared_templates']:.1%} of e-mails)", highlight=False)
+    if rel:
+        out.print(f"relationships: {rel['violations']} messages or entries from someone who does not fit them"
+                  + (f" (e.g. {rel['examples'][0]})" if rel["examples"] else ""), highlight=False)
+    if pay.get("worlds"):
+        out.print(f"pay: {pay['pairs']} pairs of occupations in one country set apart by the wage table, "
+                  f"{pay['inversions']} paid the other way round" + (f" (e.g. {pay['example']})" if pay["example"] else ""),
+                  highlight=False)
 
 
 def print_image_looks(out: Console, lake) -> None:

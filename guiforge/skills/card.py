@@ -9,6 +9,7 @@ the scripted teacher and the package gate.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -87,6 +88,10 @@ class SkillCard(Strict):
     instructions: list[str] = Field(min_length=2, description="Jinja phrasings; one is chosen per instance")
     voice: bool = Field(default=True, description="say the phrasing in a user's register (polite, terse, with "
                                                   "context, a rare typo; guiforge.skills.voice); false keeps it verbatim")
+    context: list[str] = Field(default_factory=list, description="Jinja: why a user would ask for this task (its "
+                                                                 "own reasons), said with it now and then")
+    localized: dict[str, list[str]] = Field(default_factory=dict, description="ISO 639-1 language -> Jinja phrasings "
+                                                                              "in it, for personas who speak it")
     setup: dict[str, Any] = Field(default_factory=dict)
     rubric: list[Criterion] = Field(min_length=1)
     changes: list[str | dict[str, Any]] = Field(
@@ -107,6 +112,9 @@ class SkillCard(Strict):
             raise ValueError("a desktop card must list its variants (gui, terminal, hybrid)")
         if self.variants and "desktop" not in self.domains:
             raise ValueError("variants apply to desktop cards only")
+        bad = [k for k, v in self.localized.items() if not re.fullmatch(r"[a-z]{2}", k) or not v]
+        if bad:
+            raise ValueError(f"localized: {bad[0]!r} must be a two-letter language code with a list of phrasings")
         ids = [c.id for c in self.rubric]
         if len(set(ids)) != len(ids):
             raise ValueError("rubric criterion ids must be unique")
@@ -127,6 +135,24 @@ class SkillCard(Strict):
     @property
     def cross_app(self) -> bool:
         return len(set(self.apps)) > 1
+
+    def phrasing(self, index: int) -> tuple[str, str]:
+        """(language, Jinja phrasing) of a phrasing index: the English ones first, then each
+        language's in order of its code."""
+        if index < len(self.instructions):
+            return "en", self.instructions[index]
+        index -= len(self.instructions)
+        for lang in sorted(self.localized):
+            if index < len(self.localized[lang]):
+                return lang, self.localized[lang][index]
+            index -= len(self.localized[lang])
+        raise IndexError(f"skill {self.id} has no phrasing {index}")
+
+    def phrasing_index(self, language: str, k: int) -> int:
+        """The index of the ``k``-th phrasing in ``language`` (see ``phrasing``)."""
+        if language == "en":
+            return k
+        return len(self.instructions) + sum(len(self.localized[x]) for x in sorted(self.localized) if x < language) + k
 
     def reference_for(self, domain: str, variant: str | None = None) -> list[Step]:
         if isinstance(self.reference, list):

@@ -25,6 +25,7 @@ from guiforge.worlds.model import World
 
 MAX_BINDINGS = 256  # per card and world, before sampling
 RECOVERY_STEPS = 2  # a slip noticed and undone: the wrong item pressed, then the right one
+LOCAL_SHARE = 0.6  # of tasks in a world whose language a card speaks, said in that language
 
 
 class BindingError(Exception):
@@ -162,9 +163,12 @@ def render(card: SkillCard, world: World, ctx: dict[str, Any], domain: str, vari
     rng = random.Random(fingerprint([seed, task_id]))
     ctx = {**ctx, "domain": domain, "variant": variant}
     try:
-        phrasing = rng.randrange(len(card.instructions))
+        language, phrasing = pick_phrasing(card, world, rng)
         leaks = [str(render_value(t, ctx)) for t in card.leak_check]
-        instruction, voice = voiced(card, render_text(card.instructions[phrasing], ctx), leaks, rng, world.scenario)
+        reasons = [render_text(t, ctx) for t in card.context] if language == "en" else []
+        scenario = world.scenario if about_scenario(key) else ""
+        instruction, voice = voiced(card, render_text(card.phrasing(phrasing)[1], ctx), leaks, rng, scenario,
+                                    language, reasons)
         setup = _with_looks(render_value(card.setup, ctx), instruction, world, seed)
         rubric = [{**c.model_dump(), "check": render_value(c.check, ctx)} for c in card.rubric]
         rubric.append(side_damage_criterion(derive_allowances(rubric) + list(render_value(card.changes, ctx))))
@@ -199,19 +203,37 @@ def _with_looks(setup: Any, instruction: str, world: World, seed: int) -> Any:
     return resolve_setup_looks(setup, instruction, world.world_id, seed)
 
 
-def voiced(card: SkillCard, core: str, secrets: list[str], rng: random.Random, scenario: str) -> tuple[str, str]:
+def pick_phrasing(card: SkillCard, world: World, rng: random.Random) -> tuple[str, int]:
+    """(language, phrasing index): in the persona's language where the card has phrasings in
+    it (LOCAL_SHARE of the time: people also write to assistants in English), else English."""
+    language = (world.me.language or world.me.locale.split("_")[0]).lower()
+    local = card.localized.get(language) if language != "en" else None
+    if local and rng.random() < LOCAL_SHARE:
+        return language, card.phrasing_index(language, rng.randrange(len(local)))
+    return "en", rng.randrange(len(card.instructions))
+
+
+def about_scenario(binding: dict[str, str]) -> bool:
+    """Whether the task is about something the world's scenario made (an id without the
+    background's ``bg_`` prefix): only then is the scenario a reason the user would give."""
+    return any(v.split("=", 1)[1][:3] != "bg_" for v in binding.values() if "=" in v)
+
+
+def voiced(card: SkillCard, core: str, secrets: list[str], rng: random.Random, scenario: str,
+           language: str = "en", reasons: list[str] | None = None) -> tuple[str, str]:  # fmt: skip
     """The phrasing in a user's voice (guiforge.skills.voice). The leak gate reads words
     loosely ("no" is in "know"), so a register that would make a clean phrasing look like it
     gives the answer away is drawn again, and after three tries the phrasing stays as it is."""
     if not card.voice:
-        return core, "verbatim"
+        return core, "verbatim" if language == "en" else f"{language}:verbatim"
 
     clean = not leaks(core, secrets)
+    reasons = [r for r in reasons or [] if r.strip() and not leaks(r, secrets)]
     for _ in range(3):
-        text, voice = speak(core, rng, scenario)
+        text, voice = speak(core, rng, scenario, language, reasons)
         if not clean or not leaks(text, secrets):
             return text, voice
-    return core, "plain"
+    return core, "plain" if language == "en" else f"{language}:plain"
 
 
 def instantiate(card: SkillCard, world: World, seed: int) -> list[TaskCandidate]:

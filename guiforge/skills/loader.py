@@ -55,8 +55,8 @@ def validate_card(data, lines: dict, name: str) -> SkillCard:
             raise ConfigError(name, f"rubric.{i}.check.fn", f"unknown check {fn!r}; known: {', '.join(CHECKS.names())}",
                               line_of(lines, ("rubric", i, "check", "fn")))
     env = environment()
-    templated = {k: data.get(k) for k in ("params", "instructions", "setup", "rubric", "reference", "answer",
-                                           "leak_check")}
+    templated = {k: data.get(k) for k in ("params", "instructions", "context", "localized", "setup", "rubric",
+                                           "reference", "answer", "leak_check")}
     for loc, text in _strings(templated, ()):
         try:
             if loc[0] == "params" and loc[-1] in ("each", "value", "where"):

@@ -64,7 +64,9 @@ class WorldsStage(Stage):
         self.scenarios()  # every template loads and checks; the names asked for exist
 
     def data_files(self) -> list[Path]:
-        return sorted(SCENARIOS_DIR.glob("*.yaml")) + [SCENARIOS_DIR.parent / "persona_seeds.yaml"]
+        data = SCENARIOS_DIR.parent  # the seeds and the pools everyday life is drawn from
+        return sorted(SCENARIOS_DIR.glob("*.yaml")) + [data / f for f in (
+            "persona_seeds.yaml", "background.yaml", "life_work.yaml", "life_home.yaml", "wages.yaml")]
 
     def inputs(self) -> list[str]:
         return ["personas"]

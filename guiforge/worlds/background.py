@@ -1,33 +1,40 @@
-"""Everyday life around a scenario: the dozens of people, the newsletters, notifications and
-personal threads, the months of appointments and the hundreds of card payments that a real
-person's apps hold. ``with_background(world)`` adds them to any world (template- or
-LLM-built) so that tasks have to search, filter, scroll and tell similar things apart.
+"""Everyday life around a scenario, drawn from the persona: the people of their job (colleagues,
+an owner's employees, a freelancer's clients), their household (partner, children, flatmates,
+a pet), family, friends, neighbours and the clubs of their hobbies; what those people write
+and arrange; newsletters and the systems of their work; months of appointments; the pay their
+occupation earns in their country and hundreds of card payments. ``with_background(world)``
+adds them to any world (template- or LLM-built) so that tasks have to search, filter, scroll
+and tell similar things apart.
 
-Everything is drawn from a stream seeded by the world id; nothing the scenario wrote is
-changed, and the additions never collide with it: new people have names and first names of
-their own, new events have titles the scenario does not use, and background payments use
-categories no scenario fact sums over."""
+Everything is drawn from a stream seeded by the world id (the household from the persona id:
+one person, one life); nothing the scenario wrote is changed, and the additions never collide
+with it: new people have names and first names of their own, new events have titles the
+scenario does not use, and background payments use categories no scenario fact sums over."""
 
 from __future__ import annotations
 
 import random
-from datetime import datetime, time, timedelta
 from functools import cache
 from typing import Any
 
 import yaml
 
+from guiforge.worlds.background_calendar import add_appointments
 from guiforge.worlds.background_docs import add_workbooks
-from guiforge.worlds.background_mail import add_mail
 from guiforge.worlds.background_money import add_money
+from guiforge.worlds.background_news import add_newsletters, sender_specs
+from guiforge.worlds.background_threads import add_rescheduled_meeting, add_threads
 from guiforge.worlds.formats import company_domain, slug, unique_email
 from guiforge.worlds.life import Life
-from guiforge.worlds.model import Contact, Event, World
+from guiforge.worlds.life_pools import home_pools, work_pools
+from guiforge.worlds.model import Contact, World
 from guiforge.worlds.places import country_code
+from guiforge.worlds.profile import profile_of
 from guiforge.worlds.runtime import shared_faker, stable_hash
 from guiforge.worlds.seeds import data_dir, locale_info
 
-SELF_EMPLOYED = "Self-employed"
+FAMILY_LAST_NAME = {"partner": 0.5, "mother": 1.0, "father": 1.0, "sister": 0.8, "brother": 0.8,
+                    "son": 1.0, "daughter": 1.0}  # fmt: skip
 
 
 @cache
@@ -41,12 +48,17 @@ def with_background(world: World, contacts: int = 44) -> World:
     rng = random.Random(int.from_bytes(stable_hash("guiforge-background", world.world_id)[:8], "big"))
     vocab = vocabulary()
     code = world.me.country_code or _country_code(world.me.country)
-    life = Life(world, rng, vocab, locale_info(world.me.locale).money_scale, code)
+    life = Life(world, rng, vocab, locale_info(world.me.locale).money_scale, code, profile_of(world.me))
     life.brands = rng.sample(vocab["brands"], len(vocab["brands"]))
+    life.loc = locale_info(world.me.locale)
+    life.fk = shared_faker(world.me.locale)
+    life.fk.seed_instance(rng.getrandbits(64))
     _people(life, contacts)
     add_money(life)
-    add_mail(life)
-    _appointments(life)
+    add_newsletters(life)
+    add_threads(life)
+    add_rescheduled_meeting(life)
+    add_appointments(life)
     add_workbooks(life)
     return world.model_copy(update={
         "contacts": [*world.contacts, *life.contacts],
@@ -63,113 +75,122 @@ def _country_code(name: str) -> str:
 
 
 # -- people -------------------------------------------------------------------------------
-def _people(life: Life, total: int) -> None:
-    w, rng, vocab = life.world, life.rng, life.vocab
-    fk = shared_faker(w.me.locale)
-    fk.seed_instance(rng.getrandbits(64))
-    taken_names = {c.name.lower() for c in w.contacts} | {w.me.name.lower()}
-    taken_first = {c.name.split()[0].lower() for c in w.contacts} | {w.me.name.split()[0].lower()}
-    taken_mail = {c.email.lower() for c in w.contacts} | {w.me.email.lower()}
-    employed = w.me.employer != SELF_EMPLOYED
-    my_domain = w.me.email.split("@", 1)[1]
-    last_me = w.me.name.split()[-1]
+class _People:
+    """Adds people with names, first names and addresses no one in the world has yet."""
 
-    def person(role: str, relation: str, org: str = "", last: str = "", free: bool = False):
+    def __init__(self, life: Life):
+        w = life.world
+        self.life = life
+        self.fk = life.fk
+        self.taken_names = {c.name.lower() for c in w.contacts} | {w.me.name.lower()}
+        self.taken_first = {c.name.split()[0].lower() for c in w.contacts} | {w.me.name.split()[0].lower()}
+        self.taken_mail = {c.email.lower() for c in w.contacts} | {w.me.email.lower()}
+        self.my_domain = w.me.email.split("@", 1)[1]
+
+    def first_name(self, wanted: str = "") -> str:
+        """``wanted`` if no one has that first name yet, else a fresh one (kept as taken)."""
+        first = wanted
         for _ in range(30):
-            first = fk.first_name()
-            surname = last or fk.last_name()
-            name = f"{first} {surname}"
-            if name.lower() not in taken_names and first.lower() not in taken_first:
+            if first and first.split()[0].lower() not in self.taken_first:
                 break
-        taken_names.add(name.lower())
-        taken_first.add(first.lower())
+            first = self.fk.first_name()
+        self.taken_first.add(first.split()[0].lower())
+        return first
+
+    def add(self, role: str, relation: str, org: str = "", last: str = "", free: bool = False,
+            first: str = "") -> Contact:  # fmt: skip
+        w = self.life.world
+        for _ in range(30):
+            first_try = first or self.fk.first_name()
+            surname = last or self.fk.last_name()
+            name = f"{first_try} {surname}"
+            # a compound first name ("José Antonio") is known by its first part
+            if name.lower() not in self.taken_names and first_try.split()[0].lower() not in self.taken_first:
+                break
+            first = ""
+        self.taken_names.add(name.lower())
+        self.taken_first.add(first_try.split()[0].lower())
         if free or not org:
-            domain = fk.free_email_domain()
+            domain = self.fk.free_email_domain()
         elif org == w.me.employer:
-            domain = my_domain
+            domain = self.my_domain
         else:
             domain = company_domain(org, locale_info(w.me.locale).tld)
-        _add(life, role, relation, name, org, unique_email(f"{slug(first, '.')}.{slug(surname, '.')}", domain, taken_mail),
-             fk.phone_number())  # fmt: skip
+        email = unique_email(f"{slug(first_try, '.')}.{slug(surname, '.')}", domain, self.taken_mail)
+        return _add(self.life, role, relation, name, org, email, self.fk.phone_number())
 
-    n_colleagues = rng.randint(8, 12) if employed else 0
-    for role in rng.choices(vocab["colleague_roles"], k=n_colleagues):
-        person(role, "colleague", w.me.employer)
-    if not employed:  # clients and peers instead of colleagues
-        for _ in range(rng.randint(6, 9)):
-            person("client", "client", fk.company())
-    for _ in range(rng.randint(3, 5)):
-        person("family", "family", last=last_me if rng.random() < 0.6 else "", free=True)
-    for spec in vocab["vendor_roles"]:
-        org = _fill(spec["org"], life, last=fk.last_name())
-        person(spec["role"], "vendor", org)
-    _senders(life, fk, taken_mail)
+
+def _people(life: Life, total: int) -> None:
+    w, rng, prof = life.world, life.rng, life.profile
+    people = _People(life)
+    group = work_pools().groups[prof.group]
+    last_me = w.me.name.split()[-1]
+    # work: colleagues, an owner's employees, or a freelancer's clients
+    if not life.employed or group.staff == "client":
+        roles = group.roles if group.staff == "client" else ["client"]
+        for role in rng.sample(roles * 2, rng.randint(6, 9)):
+            people.add(role, "client", people.fk.company())
+    else:
+        for role in rng.sample(group.roles, min(len(group.roles), rng.randint(7, 9))) + rng.choices(group.roles, k=2):
+            people.add(role, group.staff, w.me.employer)
+    # household and family
+    for m in prof.members:
+        if m.role == "flatmate":
+            people.add("flatmate", "friend", free=True, first=m.first)
+        elif m.role == "partner":
+            people.add("partner", "family", free=True, first=m.first,
+                       last=last_me if rng.random() < FAMILY_LAST_NAME["partner"] else "")
+    life.kids = [people.first_name(m.first) for m in prof.kids]
+    family = []
+    if w.me.age < 68:
+        family += rng.sample(["mother", "father"], rng.randint(1, 2))
+    family += rng.choices(["sister", "brother"], k=rng.randint(1, 2))
+    if w.me.age >= 48 and not prof.kids:
+        family += rng.choices(["son", "daughter"], k=rng.randint(1, 2))
+    for role in family:
+        people.add(role, "family", free=True, last=last_me if rng.random() < FAMILY_LAST_NAME[role] else "")
+    if life.kids:
+        life.school = rng.choice([f"{w.me.city} Primary School", f"{people.fk.last_name()} Primary School",
+                                  f"St {people.fk.last_name()}'s School", f"{w.me.city} Community School"])
+        people.add("class teacher", "school", life.school)
+        people.add("parent", "friend", free=True)
+    # hobbies and neighbours
+    for hobby in prof.hobbies:
+        for _ in range(rng.randint(1, 2)):
+            people.add(home_pools().hobbies[hobby].member, "friend", free=True)
+    for _ in range(rng.randint(1, 2)):
+        people.add("neighbour", "neighbour", free=True)
+    # the people who bill and serve the household
+    for spec in life.vocab["vendor_roles"]:
+        if spec["role"] == "landlord" and not prof.renting:
+            continue
+        people.add(spec["role"], "vendor", _fill(spec["org"], life, last=people.fk.last_name()))
+    if prof.pet:
+        people.add("vet", "vendor", f"{w.me.city} Vet Clinic")
+    _senders(life, people)
     while len(life.contacts) < total:
-        person("friend", "friend", free=True)
+        people.add("friend", "friend", free=True)
 
 
-def _senders(life: Life, fk, taken_mail: set[str]) -> None:
-    """Newsletter and notification senders: organisations, one address each."""
+def _senders(life: Life, people: _People) -> None:
+    """Organisations that mail on a schedule, one address each: the newsletters everyone
+    gets, the system of the persona's work, the school, the vet, the hobbies' clubs."""
     tld = locale_info(life.world.me.locale).tld
-    for spec in life.vocab["senders"]:
-        name = _fill(spec["name"], life, last=fk.last_name())
-        email = unique_email(spec["local"], company_domain(name, tld), taken_mail)
-        _add(life, spec["kind"], "newsletter", name, name, email, fk.phone_number())
+    life.sender_specs = sender_specs(life)
+    for spec, name, _club in life.sender_specs:
+        email = unique_email(spec.local, company_domain(name, tld), people.taken_mail)
+        _add(life, spec.kind, "newsletter", name, name, email, people.fk.phone_number())
 
 
-def _add(life: Life, role: str, relation: str, name: str, org: str, email: str, phone: str) -> None:
+def _add(life: Life, role: str, relation: str, name: str, org: str, email: str, phone: str) -> Contact:
     c = Contact(contact_id=life.next_id("c"), name=name, email=email, phone=phone, role=role,
                 organization=org, relation=relation)  # fmt: skip
     life.contacts.append(c)
     life.roles.setdefault(relation, []).append(c)
     life.roles.setdefault(role, []).append(c)
+    return c
 
 
 def _fill(fmt: str, life: Life, **extra: str) -> str:
     return fmt.format(city=life.world.me.city, brand=life.brand(), bank="Northstar",
-                      home=life.world.me.city, **extra).strip()  # fmt: skip
-
-
-# -- calendar -----------------------------------------------------------------------------
-def _appointments(life: Life) -> None:
-    """Months of calendar: weekly and fortnightly slots, monthly evenings and one-offs, from
-    two months back to two months ahead, with titles the scenario does not use."""
-    w, rng = life.world, life.rng
-    used = {e.title.lower() for e in w.events}
-    employed = w.me.employer != SELF_EMPLOYED
-    for spec in life.vocab["appointments"]:
-        if spec.get("employed") and not employed:
-            continue
-        who = None
-        if spec.get("with"):
-            pool = life.roles.get(spec["with"]) or []
-            if not pool:
-                continue
-            who = rng.choice(pool)
-        title = spec["title"].format(**{spec.get("with", "x"): who.name.split()[0] if who else ""})
-        if title.lower() in used:
-            continue
-        used.add(title.lower())
-        step = {"weekly": 7, "biweekly": 14, "monthly": 28}.get(spec["repeat"])
-        start = w.base_date - timedelta(days=rng.randint(40, 50))
-        days = [start + timedelta(days=k * step) for k in range(0, 95 // step)] if step else [
-            w.base_date + timedelta(days=rng.randint(-40, 50))]
-        hour, minute = rng.randrange(*spec["hours"]), rng.choice([0, 15, 30, 45])
-        for d in days:
-            if d.weekday() >= 5 and (spec.get("employed") or step is None and spec.get("with") == "colleague"):
-                d += timedelta(days=7 - d.weekday())
-            begin = datetime.combine(d, time(hour, minute))
-            life.events.append(Event(
-                event_id=life.next_id("ev"), title=title, start=begin,
-                end=begin + timedelta(minutes=spec["minutes"]),
-                location=_location(life, spec["title"]), attendees=[who.contact_id] if who else []))  # fmt: skip
-
-
-def _location(life: Life, title: str) -> str:
-    city = life.world.me.city
-    if "1:1" in title or "Team" in title:
-        return f"{life.world.me.employer}, {city}"
-    if "Dentist" in title:
-        c = (life.roles.get("dentist") or [None])[0]
-        return f"{c.organization}, {city}" if c else city
-    return city
+                      home=life.world.me.city, employer=life.world.me.employer, **extra).strip()  # fmt: skip

@@ -330,11 +330,18 @@ class EmailSpec(_Each):
     cc: list[str] = Field(default_factory=list)
     at: At
     subject: str
-    body: str
+    body: str | list[str | list[str]] = Field(
+        description="the text; or paragraphs, each a string or alternatives one of which is picked per world")
     attachments: list[str] = Field(default_factory=list)
     cites: list[str] = Field(default_factory=list)
     folder: Literal["inbox", "sent", "drafts", "archive"] | None = None
     read: bool | None = None
+
+    @model_validator(mode="after")
+    def _alternatives(self) -> EmailSpec:
+        if isinstance(self.body, list) and any(isinstance(p, list) and not p for p in self.body):
+            raise ValueError("body: a paragraph's list of alternatives is empty")
+        return self
 
 
 class MessageSpec(_Each):

@@ -1,5 +1,6 @@
 """Realism figures for worlds: how dense each world is (contacts, mail threads, calendar
-months, payments, categories, sheet rows) and which coherence rules worlds broke. For
+months, payments, categories, sheet rows), which coherence rules worlds broke, whether mail
+reads as templates, whether people fit what they write and pay fits the occupation. For
 ``guiforge stats --realism`` and the report: ``world_density(world)`` is one world's row,
 ``realism_rows(lake)`` the per-metric summary of a lake's worlds plus one row per failed
 rule (from the worlds stage's exclusions) and the structure of their documents and decks."""
@@ -14,6 +15,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from guiforge.worlds.model import World
+from guiforge.worlds.reuse import body_reuse, relationship_violations
+from guiforge.worlds.wages import experience, wage_table
 
 # what the default run's worlds should reach on average (issue 16)
 TARGETS = {"contacts": 40, "emails": 150, "transactions": 100, "events": 30,
@@ -100,6 +103,37 @@ def document_summary(worlds: Iterable[World]) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def monthly_pay(w: World) -> float | None:
+    """What the persona's work paid into the account per month (salary, or a freelancer's
+    client payments), over the months the account shows."""
+    pay = [t for t in w.transactions if t.transaction_id.startswith("bg_")
+           and (t.category == "Salary" or t.memo == "Client payment")]  # fmt: skip
+    months = {t.booked_on.strftime("%Y-%m") for t in pay}
+    return round(sum(t.amount for t in pay) / len(months), 2) if months else None
+
+
+def pay_order(worlds: Iterable[World], margin: float = 1.2) -> dict[str, Any]:
+    """Pay against the wage table: per country, the pairs of worlds whose occupations the table
+    sets ``margin`` times apart (in that country) but whose pay, for the same years of work,
+    runs the other way (0: pay follows occupation)."""
+    table = wage_table()
+    rows = [(w.me.country_code, w.me.occupation, pay / experience(w.me.age))
+            for w in worlds if (pay := monthly_pay(w)) is not None]  # fmt: skip
+    inversions, pairs, example = 0, 0, ""
+    for i, (ca, oa, pa) in enumerate(rows):
+        for cb, ob, pb in rows[i + 1:]:
+            if ca != cb:
+                continue
+            ra, rb = (table.ratio(o) ** table.spread(ca) for o in (oa, ob))
+            if max(ra, rb) < margin * min(ra, rb):
+                continue
+            pairs += 1
+            if (ra > rb) != (pa > pb):
+                inversions += 1
+                example = example or f"{ca}: {oa} {pa:.0f} vs {ob} {pb:.0f} a month, for the same years of work"
+    return {"worlds": len(rows), "pairs": pairs, "inversions": inversions, "example": example}
+
+
 def rule_failures(exclusions: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Coherence and consistency rules that excluded worlds, most frequent first."""
     counts: Counter[str] = Counter()
@@ -140,4 +174,12 @@ def realism_rows(lake_root: str, run_id: str | None = None) -> dict[str, list[di
     finally:
         con.close()
     return {"density": density_summary(worlds), "rule_failures": rule_failures(excl),
-            "documents": document_summary(worlds)}  # fmt: skip
+            "documents": document_summary(worlds), **life_realism(worlds)}  # fmt: skip
+
+
+def life_realism(worlds: list[World]) -> dict[str, Any]:
+    """Everyday life: e-mail bodies shared across worlds, people who do not fit what they
+    write, pay against occupation."""
+    violations = [v for w in worlds for v in relationship_violations(w)]
+    return {"mail": body_reuse(worlds), "pay": pay_order(worlds),
+            "relationships": {"violations": len(violations), "examples": violations[:5]}}

@@ -322,7 +322,7 @@ class _Builder:
                         to=[self._address(r, (*path, "to"), ctx) for r in spec.to],
                         cc=[self._address(r, (*path, "cc"), ctx) for r in spec.cc],
                         subject=run.text(spec.subject, (*path, "subject"), ctx),
-                        body=run.text(spec.body, (*path, "body"), ctx).strip() + "\n",
+                        body=self._body(spec.body, (*path, "body"), ctx),
                         sent_at=run.moment(spec.at, (*path, "at"), ctx),
                         attachments=[
                             run.text(a, (*path, "attachments"), ctx) for a in spec.attachments
@@ -334,6 +334,19 @@ class _Builder:
                     )
                 )
         return out
+
+    def _body(self, body: str | list, path: PathKey, ctx: dict[str, Any]) -> str:
+        """The e-mail text: one string, or paragraphs with one of each paragraph's alternatives
+        picked per world (people phrase the same e-mail differently)."""
+        run = self.run
+        if isinstance(body, str):
+            return run.text(body, path, ctx).strip() + "\n"
+        paragraphs = []
+        for i, para in enumerate(body):
+            k = run.rng.randrange(len(para)) if isinstance(para, list) else None
+            src, where = (para, (*path, i)) if k is None else (para[k], (*path, i, k))
+            paragraphs.append(run.text(src, where, ctx).strip())
+        return "\n\n".join(p for p in paragraphs if p) + "\n"
 
     def _chats(self) -> list[Chat]:
         run, out = self.run, []

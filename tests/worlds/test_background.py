@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from guiforge.worlds.background import with_background
@@ -52,7 +53,8 @@ def test_background_is_deterministic_and_differs_between_worlds(scenarios, perso
 
 def test_near_misses_two_bills_from_one_supplier_and_a_moved_meeting(scenarios, personas_by_locale):
     w = build_world(personas_by_locale["en_GB"], scenarios["family_event"], seed=3)
-    bills = Counter(e.sender for e in w.emails if " bill " in e.subject)
+    bill_no = re.compile(r"\b(?:INV|RE|BILL|FA)-\d{6}\b")
+    bills = Counter(e.sender for e in w.emails if bill_no.search(e.subject))
     assert bills and max(bills.values()) >= 2
     moved = [e for e in w.emails if e.subject.startswith("Moved: ")]
     assert len(moved) == 1
@@ -60,9 +62,8 @@ def test_near_misses_two_bills_from_one_supplier_and_a_moved_meeting(scenarios, 
     assert [e.title for e in w.events].count(title) == 1  # the calendar has only the new slot
     # every bill e-mail that was paid has its payment in the account with the same number
     for e in w.emails:
-        if " bill " in e.subject:
-            number = e.subject.rsplit(" ", 1)[1]
-            assert any(t.memo == f"Invoice {number}" for t in w.transactions), number
+        if m := bill_no.search(e.subject):
+            assert any(t.memo == f"Invoice {m.group(0)}" for t in w.transactions), m.group(0)
 
 
 def test_rule_failures_count_rules_from_exclusions():
