@@ -14,6 +14,7 @@ import pytest
 from guiforge.envs import EnvManager, EnvSpec, default_factories
 from guiforge.envs.actions import Action
 from guiforge.envs.base import Observation
+from guiforge.gates.package_gate import env_spec
 from guiforge.harness.context import ContextPolicy
 from guiforge.harness.episode import run_episode
 from guiforge.harness.policies import Noise, ScriptedTeacher, TurnInput
@@ -32,6 +33,7 @@ from guiforge.teacher.slips import (
     wrong_command,
 )
 
+SKILLS = Path(__file__).resolve().parents[1] / "skills"
 QUIET = dict(misclick=0, skip=0, wrong_value=0, early_stop=0, malformed=0, missed_scroll=0, spread=0)
 TABS = [{"id": f"tab-{n.lower()}", "role": "tab", "label": n, "grid": [200 + 150 * i, 90],
          "box": [100 + 190 * i, 60, 180, 40]} for i, n in enumerate(("Inbox", "Sent", "Drafts"))]
@@ -125,8 +127,7 @@ def test_a_deck_question_pages_to_its_slide_before_answering():
     planned = [program.send(calc) for _ in range(3)]
     assert [p.action.keys for p in planned[:2]] == [["pagedown"], ["pagedown"]] and "Sales" in planned[0].thought
     assert planned[2].action.type == "answer"
-    skills = Path(__file__).resolve().parents[1] / "skills"
-    card = load_card(skills / "impress" / "chart_extreme_info.yaml", skills)
+    card = load_card(SKILLS / "impress" / "chart_extreme_info.yaml", SKILLS)
     assert card.reference_for("desktop")[0].model_dump()["do"] == "slide"  # not an answer from slide 1
 
 
@@ -161,8 +162,7 @@ def test_a_confirming_press_is_send_save_or_ok_and_skipping_it_ends_the_task_ear
 
 @pytest.fixture(scope="module")
 def reply_task():
-    skills = Path(__file__).resolve().parents[1] / "skills"
-    card = load_card(skills / "mail" / "reply_invoice_total.yaml", skills)
+    card = load_card(SKILLS / "mail" / "reply_invoice_total.yaml", SKILLS)
     world = sample_worlds(1)[0]  # its scenario has an invoice mail to reply to
     ctx = bindings(card, world)[0]
     row = candidate_row(render(card, world, ctx, "web", None, 1))
@@ -199,3 +199,20 @@ def test_a_skipped_send_fails_the_verifier(manager, reply_task):
     task, reference = reply_task
     verdict, events = play_and_verify(manager, task, reference, Noise(**{**QUIET, "skip": 1.0}), seed=0)
     assert events == [("mistake", "skipped_confirmation")] and not verdict.success, verdict
+
+
+@pytest.mark.battery  # LibreOffice's start is slow; the Chromium tests above are the CI variant
+@pytest.mark.parametrize("recover", [1.0, 0.0])
+def test_a_calc_cell_slip_in_libreoffice_succeeds_only_when_it_is_recovered(manager, recover):
+    card = load_card(SKILLS / "calc" / "fix_value.yaml", SKILLS)
+    world, ctx = next((w, b[0]) for w in sample_worlds(3) if (b := bindings(card, w)))
+    row = candidate_row(render(card, world, ctx, "desktop", "gui", 1))
+    task, reference = task_spec(row, world), json.loads(row["reference_json"])
+    teacher = ScriptedTeacher(reference, "desktop", "gui", Noise(**{**QUIET, "wrong_value": 1.0, "recover": recover}),
+                              seed=0, task_id=task.task_id, instruction=task.instruction)
+    with manager.acquire(env_spec("desktop", "gui", presentation=task.presentation)) as lease:
+        episode = run_episode(lease, task, teacher, ContextPolicy())
+    kinds = [(e["event"], e["kind"]) for e in teacher.events]
+    assert ("mistake", "wrong_cell") in kinds and ("mistake", "wrong_cell_value") in kinds, kinds
+    recovered = ("correction", "wrong_cell") in kinds and ("correction", "wrong_cell_value") in kinds
+    assert recovered == bool(recover) and episode.verdict.success == bool(recover), (kinds, episode.verdict)
