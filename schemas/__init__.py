@@ -252,6 +252,9 @@ TABLES: dict[str, TableSpec] = {
                 _f("target_json", pa.string()),
                 # Every reply of the step in order: [{"raw", "error", "cached"}] (retries too)
                 _f("attempts_json", pa.string()),
+                # What the frame showed (guiforge.envs.screen_facts): route, labelled elements,
+                # focus, dialog, OCR text already read, terminal output; for thoughts written later
+                _f("screen_json", pa.string()),
             ],
             ("trajectory_id", "step_index", "image_sha256", "thought", "action"),
         ),

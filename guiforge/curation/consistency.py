@@ -1,19 +1,25 @@
 """The reason-then-act consistency check (after GUI-Libra's filter): a thought must agree
-with the action taken. Four checks, in order; the first that fails names the reason:
+with the action taken, and name only what the screen shows. Five checks, in order; the
+first that fails names the reason:
 
 - ``verb``: the thought's first action verb fits the action type (no "type" before a click);
 - ``element``: an element the thought names in quotes is the one under the action's point;
-- ``text``: text the thought quotes for typing is exactly the text typed;
-- ``direction``: a scroll or swipe names its direction.
+- ``text``: text the thought quotes for typing is exactly the text typed (a closing Enter
+  aside);
+- ``direction``: a scroll or swipe names its direction;
+- ``grounding``: where the frame has an element scan, every quoted text is on the screen
+  (an element's label or value, the focused field, a dialog), typed or answered by this
+  action, or in the task; and no quoted text is noise or a debug string.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from guiforge.curation.thoughts import _direction
+from guiforge.curation.phrases import direction
+from guiforge.envs.screen_facts import readable
 from guiforge.filters import Drop, Filter
 
 # Verb families: a thought's first verb must come from its action's family.
@@ -52,8 +58,27 @@ def _norm(s: str) -> str:
     return re.sub(r"\s+", " ", s).strip().casefold().rstrip(".\u2026")
 
 
-def check_consistency(thought: str, action: Mapping[str, Any], target: Mapping[str, Any] | None) -> str | None:
-    """None when ``thought`` agrees with ``action``, else ``'<check>: <why>'``."""
+def screen_texts(screen: Mapping[str, Any] | None, target: Mapping[str, Any] | None) -> list[str] | None:
+    """What a thought may quote from a frame with an element scan; None for a frame without
+    one (the desktop, the terminal, the tools), where only the noise check applies."""
+    if not screen or not screen.get("elements"):
+        return None
+    out = [e.get("label") or "" for e in screen["elements"]] + [e.get("value") or "" for e in screen["elements"]]
+    out += [screen.get(k) or "" for k in ("focus", "dialog", "document", "pointed")]
+    out.append((target or {}).get("label") or "")
+    return [_norm(s) for s in out if s]
+
+
+def _grounded(quote: str, allowed: Iterable[str]) -> bool:
+    q = _norm(quote).rstrip(".…")
+    return any(q in s or (len(s) > 3 and s in q) for s in allowed)
+
+
+def check_consistency(thought: str, action: Mapping[str, Any], target: Mapping[str, Any] | None,
+                      screen: list[str] | None = None, context: Iterable[str] = ()) -> str | None:
+    """None when ``thought`` agrees with ``action``, else ``'<check>: <why>'``. ``screen``
+    (:func:`screen_texts`) and ``context`` (the instruction, the reference's texts) turn on
+    the grounding check."""
     t = action.get("type") or ""
     family = ACTION_FAMILY.get(t)
     verbs = [m.group(1).lower() for m in _VERB.finditer(thought)]
@@ -64,7 +89,8 @@ def check_consistency(thought: str, action: Mapping[str, Any], target: Mapping[s
             return f"verb: the thought says {verbs[0]!r} but the action is {t}"
     quotes = quoted(thought)
     if t == "type":
-        if quotes and action.get("text") not in quotes:
+        typed = " ".join((action.get("text") or "").split())  # a thought is one line: compare words
+        if quotes and typed not in [" ".join(q.split()) for q in quotes]:
             return f"text: the thought types {quotes[-1]!r} but the action typed {action.get('text')!r}"
     elif family == "point" and quotes and target:
         label = _norm(target.get("label") or "")
@@ -73,10 +99,20 @@ def check_consistency(thought: str, action: Mapping[str, Any], target: Mapping[s
         if not label:
             return f"element: the thought names {quotes[0]!r} but the point is on an unlabeled element"
     if t in ("scroll", "swipe"):
-        want = _direction(dict(action))
+        want = direction(dict(action))
         said = [d for d in _DIRECTIONS if re.search(rf"\b{d}\b", thought, re.I)]
         if want not in said:
             return f"direction: the action scrolls {want} but the thought says {said[0] if said else 'no direction'}"
+    own = {_norm(str(action.get(k) or "")) for k in ("text", "answer")} - {""}
+    for quote in quotes:
+        if _norm(quote) in own or _norm(quote).rstrip("\n") in own:
+            continue
+        # without an element scan the text came off the pixels: hold it to OCR's stricter bar
+        plausible = readable(quote, ocr=screen is None) or re.fullmatch(r"[A-Z][A-Za-z]+", quote.strip())
+        if not plausible:
+            return f"grounding: the thought quotes {quote!r}, which is not readable text"
+        if screen is not None and not _grounded(quote, [*screen, *(_norm(c) for c in context if c)]):
+            return f"grounding: the thought quotes {quote!r}, which is not on the screen"
     return None
 
 

@@ -18,6 +18,7 @@ from jinja2 import Environment as Jinja
 from guiforge.envs.actions import Action, action_pixels
 from guiforge.envs.base import EnvFailure, Observation, TaskSpec, VerifierResult
 from guiforge.envs.kinds import kind_of
+from guiforge.envs.screen_facts import screen_facts
 from guiforge.envs.targets import element_at
 from guiforge.failures import ENV_FAILURE, PARSE_FAILURE, Fault
 from guiforge.harness.context import ContextPolicy, Observed, Turn, build_messages, shared_prefix
@@ -80,6 +81,8 @@ class StepRecord:
     # Every reply of this step in order, each {"raw", "error", "cached"}: the retries after
     # parse failures as well as the reply that was used (raw_output is the last one).
     attempts: list[dict[str, Any]] = field(default_factory=list)
+    # What the frame showed, for thoughts written later (guiforge.envs.screen_facts)
+    screen: dict[str, Any] | None = None
 
 
 @dataclass
@@ -247,13 +250,14 @@ def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, v
                 episode.failure_kind = PARSE_FAILURE
                 break
             target = element_at(obs, action)
+            facts = screen_facts(obs, action)  # after act: the desktop's OCR reads of this frame are in
             result = lease.step(action)
             check_sequence(obs, result.observation, index)
             pixels = action_pixels(action, obs.width, obs.height) if obs.width else None
             episode.steps.append(StepRecord(index, obs.screenshot, obs.format, obs.width, obs.height, thought,
                                             raw, action, pixels, result.feedback, result.error, latency,
                                             in_tok, out_tok, prompt_hash(messages), prefix, len(messages), prompt,
-                                            target, attempts))
+                                            target, attempts, facts))
             text, calls = assistant_turn(reply, bool(native), index)
             # A past step shows the feedback that came with its screen (the result of the step
             # before it); the result of its own action opens the next step.

@@ -24,8 +24,6 @@ from guiforge.models.base import Message, ModelClient
 from guiforge.models.loop import run
 from guiforge.teacher.mistakes import (
     Mistake,
-    focused_field,
-    label,
     neighbour,
     noticed,
     point_at,
@@ -33,7 +31,17 @@ from guiforge.teacher.mistakes import (
     target_of,
     wrong_row_value,
 )
+from guiforge.teacher.recovery import corrections
 from guiforge.teacher.reference import GroundingError, Planned, ReferenceProgram
+from guiforge.teacher.slips import (
+    confirms,
+    menu_neighbour,
+    neighbour_cell,
+    premature_answer,
+    stale_value,
+    tab_neighbour,
+    wrong_command,
+)
 from guiforge.teacher.thoughts import StepContext, ThoughtWriter
 from guiforge.teacher.weaknesses import Weaknesses, apply_weaknesses
 
@@ -112,11 +120,14 @@ class Noise(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     misclick: float = Field(default=0.05, ge=0, le=1, description="per pointer action: the neighbouring row or "
-                            "a look-alike item (only where the screen has an element scan)")
-    recover: float = Field(default=0.5, ge=0, le=1, description="when the next screen shows a mistake: undo and redo")
-    skip: float = Field(default=0.02, ge=0, le=1)
-    wrong_value: float = Field(default=0.08, ge=0, le=1, description="per typed text: a value from the wrong row")
-    early_stop: float = Field(default=0.015, ge=0, le=1)
+                            "tab, a look-alike item, the menu beside the one wanted (LibreOffice by mouse)")
+    recover: float = Field(default=0.7, ge=0, le=1, description="when the next screen shows a mistake: undo and redo")
+    skip: float = Field(default=0.02, ge=0, le=1, description="per confirming step that ends the task (Send, Save, "
+                        "the format dialog): stop before it, believing the task done")
+    wrong_value: float = Field(default=0.08, ge=0, le=1, description="per typed text, tool call or command: a value "
+                               "from the wrong row, one typed earlier, the cell beside, a slipped digit or column")
+    early_stop: float = Field(default=0.015, ge=0, le=1, description="per turn of a task that answers: answer "
+                              "from what the screen shows before the step that finds the value")
     malformed: float = Field(default=0.02, ge=0, le=1, description="a reply that does not parse")
     missed_scroll: float = Field(default=0.1, ge=0, le=1, description="per scroll to reveal: the wrong way first")
     spread: float = Field(default=0.9, ge=0, le=1)
@@ -158,6 +169,8 @@ class ScriptedTeacher:
     _program: ReferenceProgram = field(init=False)
     _queue: list = field(default_factory=list, init=False)  # (action, thought) or obs -> (action, thought)
     _mistake: Mistake | None = field(default=None, init=False)
+    _typed: list = field(default_factory=list, init=False)  # texts typed so far (a stale value's source)
+    _last_index: int | None = field(default=None, init=False)  # the reference step acted on last
     _rng: random.Random = field(init=False)
     _scale: float = field(init=False)
     _finished: bool = field(default=False, init=False)
@@ -218,31 +231,64 @@ class ScriptedTeacher:
         if turn.retry_error is None and self._mistake is not None:
             mistake, self._mistake = self._mistake, None
             if self._rng.random() < self.noise.recover and noticed(mistake, obs):
-                self._queue = self._corrections(mistake, obs) + self._queue
-                if self._queue:
+                fixes = corrections(mistake, obs, self.domain)
+                self._queue = fixes + self._queue
+                if fixes:
                     self._event(turn.step_index, "correction", mistake.kind)
         if self._queue:
             item = self._queue.pop(0)
             action, thought = item(obs) if callable(item) else item
             return self._reply(action, thought)
-        if self._p(self.noise.early_stop):
-            return self._reply(Action(type="terminate", status="success"),
-                               f"{self._writer._see(obs)} I believe that is everything, so I'll stop here.")
+        answer = self._answer_ahead()
+        if answer is not None and self._p(self.noise.early_stop):
+            return self._premature(answer, obs, turn.step_index)
         try:
             planned = self._program.send(obs)
-            while planned is not None and planned.action.type not in ("answer", "terminate") and self._p(self.noise.skip):
-                planned = self._program.send(obs)  # skipped: its effect never happens
-        except GroundingError as exc:
+        except GroundingError:  # what it says is for the logs, not for a thought
             return self._reply(Action(type="terminate", status="failure"),
-                               f"{self._writer._see(obs)} I cannot find what I need on screen "
-                               f"({str(exc)[:80]}), so I'll stop and report that it failed.")
+                               f"{self._writer._see(obs)} I looked for what the next step needs and it is not on "
+                               "this screen, so I'll stop and report that it failed.")
         if planned is None:
             return self._reply(Action(type="terminate", status="success"),
                                self._say(Action(type="terminate", status="success"), obs, None))
+        if self._last_confirmation(planned, obs) and self._p(self.noise.skip):
+            self._event(turn.step_index, "mistake", "skipped_confirmation")
+            return self._reply(Action(type="terminate", status="success"),
+                               f"{self._writer._see(obs)} That should be everything the task asked for, so I'll "
+                               "stop here.")  # it believes so: the form or dialog is still in the last frame
         return self._act_on(planned, obs, turn.step_index)
+
+    def _answer_ahead(self) -> str | None:
+        """The answer the reference ends with while steps before it remain, else None."""
+        steps = self._program.steps
+        answer = next((i for i, s in enumerate(steps) if s.get("do") == "answer"), None)
+        if answer is None or not self._started_steps() < answer:
+            return None
+        return self._program._fill(str(steps[answer].get("text", "")))
+
+    def _started_steps(self) -> int:
+        return self._last_index + 1 if self._last_index is not None else 0
+
+    def _premature(self, answer: str, obs: Observation, turn: int) -> Reply:
+        screen = obs.debug.get("screen")
+        lines = [line.text for line in screen.lines()] if screen is not None and obs.debug.get("document") else None
+        wrong = premature_answer(answer, obs, self._rng, lines)
+        self._event(turn, "mistake", "premature_answer")
+        action = Action(type="answer", answer=wrong, text=wrong)
+        return self._reply(action, f"{self._writer._see(obs)} The figure seems to be right here on this screen, so "
+                                   f"I'll answer now: {wrong[:80]}")
+
+    def _last_confirmation(self, planned: Planned, obs: Observation) -> bool:
+        """The confirming press of the task's last state-changing step (nothing but an end after it)."""
+        rest = self._program.steps[planned.step_index + 1:]
+        return all(s.get("do") in ("terminate", "wait") for s in rest) and \
+            confirms(planned.step, planned.action, obs)
 
     def _act_on(self, planned: Planned, obs: Observation, turn: int) -> Reply:
         action = planned.action
+        self._last_index = planned.step_index
+        if action.type == "type" and action.text:
+            self._typed.append(action.text)
         if self.weaknesses is not None and self.weaknesses.active:
             weak, _ = apply_weaknesses(self.weaknesses, action, obs, turn, self.apps, self._rng, perturb_text)
             if weak is None:  # a planted early stop
@@ -257,15 +303,22 @@ class ScriptedTeacher:
                 return slip
         elif action.type in ("scroll", "swipe") and planned.detour and self._p(self.noise.missed_scroll):
             return self._wrong_scroll(planned, obs, turn)
-        elif action.type in ("type", "answer", "call_tool") and self._p(self.noise.wrong_value):
+        elif action.type in ("type", "answer", "call_tool", "bash") and self._p(self.noise.wrong_value):
             return self._wrong_input(planned, obs, turn)
         return self._reply(action, self._say(action, obs, planned))
 
     def _pointer_slip(self, planned: Planned, obs: Observation, turn: int) -> Reply | None:
         action = planned.action
+        menu = menu_neighbour(obs, action) if self.domain == "desktop" else None
+        if menu is not None:  # LibreOffice by mouse: the title beside the one wanted
+            slip, wrong, right = menu
+            self._mistake = Mistake("wrong_menu", turn, None, None, None, extra={
+                "planned": planned, "wrong_menu": wrong, "right_menu": right})
+            self._event(turn, "mistake", "wrong_menu")
+            return self._reply(slip, self._say(action, obs, planned))  # it believes it is right
         target = target_of(obs, action)
         if target is not None:
-            pickers = [("neighbour", neighbour), ("similar_name", similar_name)]
+            pickers = [("neighbour", neighbour), ("similar_name", similar_name), ("wrong_tab", tab_neighbour)]
             self._rng.shuffle(pickers)
             for kind, pick in pickers:
                 wrong = pick(obs, target)
@@ -294,12 +347,12 @@ class ScriptedTeacher:
         action = planned.action
         scanned = bool(obs.debug.get("elements"))
         if action.type == "type" and scanned and action.text and "\n" not in action.text:
-            typed = wrong_row_value(obs, action.text, self._rng) or perturb_text(action.text, self._rng)
-            self._mistake = Mistake("wrong_row_value", turn, None, None, obs.debug.get("path"),
-                                    correct_text=action.text, typed=typed, extra={"planned": planned})
-            self._event(turn, "mistake", "wrong_row_value")
-            slip = action.model_copy(update={"text": typed})
-            return self._reply(slip, self._say(slip, obs, planned))
+            stale = stale_value(self._typed[:-1], action.text, self._rng) if self._rng.random() < 0.5 else None
+            kind = "stale_value" if stale else "wrong_row_value"
+            typed = stale or wrong_row_value(obs, action.text, self._rng) or perturb_text(action.text, self._rng)
+            return self._slip_typed(planned, obs, turn, kind, typed)
+        if self.domain == "desktop" and action.type in ("type", "bash"):
+            return self._desktop_slip(planned, obs, turn)
         slip = self._wrong_value(action)
         kind = "wrong_tool_argument" if action.type == "call_tool" else "wrong_value"
         if slip != action:
@@ -308,41 +361,28 @@ class ScriptedTeacher:
                 self._mistake = Mistake("wrong_tool_argument", turn, None, None, None, extra={"planned": planned})
         return self._reply(slip, self._say(slip, obs, planned))
 
-    def _corrections(self, mistake: Mistake, obs: Observation) -> list:
-        """What a person does on seeing the mistake: undo it, then do the step again."""
-        planned: Planned = mistake.extra["planned"]
-        if mistake.kind in ("neighbour", "similar_name"):
-            back = Action(type="back")
-            why = (f"This opened {label(mistake.wrong)}, not {label(mistake.intended)} — I picked the wrong "
-                   f"{'row' if mistake.kind == 'neighbour' else 'item with a similar name'}. I'll go back.")
-            return [(back, why), lambda now: self._redo_pointer(planned, mistake, now)]
-        if mistake.kind == "wrong_row_value":
-            field_el = focused_field(obs)
-            if field_el is None:
-                return []
-            fix = f"The field shows {mistake.typed!r}, but it should be {mistake.correct_text!r}; I took the wrong value."
-            if is_touch(self.domain):  # no ctrl+a on a touch screen: select by long press
-                gx, gy = point_at(field_el)
-                select = (Action(type="long_press", x=gx, y=gy), fix + " I'll select what I typed to replace it.")
-            else:
-                select = (Action(type="hotkey", keys=["ctrl", "a"]), fix + " I'll select it all to replace it.")
-            return [select, (planned.action, f"Now I'll type the right value, {mistake.correct_text!r}.")]
-        if mistake.kind == "wrong_scroll":
-            d = "down" if planned.action.type == "swipe" or planned.action.direction == "down" else "up"
-            return [(planned.action, f"That scrolled the wrong way and the list did not move toward what I "
-                                     f"need; I'll scroll {d} instead.")]
-        if mistake.kind == "wrong_tool_argument":
-            return [(planned.action, "Checking the call I just made, one argument does not match the task; "
-                                     "the result above is for the wrong input, so I'll call it again correctly.")]
-        return []
+    def _slip_typed(self, planned: Planned, obs: Observation, turn: int, kind: str, typed: str) -> Reply:
+        """Type ``typed`` where the step types its own text, remembering what it should be."""
+        self._mistake = Mistake(kind, turn, None, None, obs.debug.get("path"), correct_text=planned.action.text,
+                                typed=typed, extra={"planned": planned})
+        self._event(turn, "mistake", kind)
+        slip = planned.action.model_copy(update={"text": typed})
+        return self._reply(slip, self._say(slip, obs, planned))
 
-    def _redo_pointer(self, planned: Planned, mistake: Mistake, obs: Observation) -> tuple[Action, str]:
-        intended = mistake.intended or {}
-        again = next((e for e in obs.debug.get("elements") or []
-                      if (intended.get("id") and e.get("id") == intended.get("id"))
-                      or (not intended.get("id") and e.get("label") == intended.get("label"))), None)
-        action = planned.action
-        if again is not None:
-            x, y = point_at(again)
-            action = action.model_copy(update={"x": x, "y": y})
-        return action, f"Back where I was. This time I'll pick {label(intended)}, the one I actually need."
+    def _desktop_slip(self, planned: Planned, obs: Observation, turn: int) -> Reply:
+        """The desktop's slips: the cell beside in the Name Box, a digit in a cell's figure,
+        a column or file name in a read-only command; else the step as planned."""
+        action, step = planned.action, planned.step or {}
+        if action.type == "bash":
+            typed = wrong_command(action.text or "", self._rng)
+            kind = "wrong_command"
+        elif step.get("do") == "cell" and (action.text or "").rstrip("\n") == str(step.get("ref")):
+            typed, kind = neighbour_cell(action, self._rng), "wrong_cell"
+        elif step.get("do") == "cell" and "value" in step and (action.text or "").endswith("\n") \
+                and any(c.isdigit() for c in action.text or ""):
+            typed, kind = perturb_text(action.text.rstrip("\n"), self._rng) + "\n", "wrong_cell_value"
+        else:
+            typed, kind = None, ""
+        if typed is None or typed == action.text:
+            return self._reply(action, self._say(action, obs, planned))
+        return self._slip_typed(planned, obs, turn, kind, typed)

@@ -22,7 +22,7 @@ Variant = Literal["gui", "terminal", "hybrid"]
 STEP_VERBS = frozenset({
     "open", "click", "double_click", "right_click", "type", "key", "hotkey", "scroll", "select",
     "wait", "answer", "bash", "call_tool", "terminate", "goto", "cell", "save", "read",
-    "sort", "find", "replace_all", "close", "outline", "sheet",  # desktop: see guiforge/teacher/desktop_steps.py
+    "sort", "find", "replace_all", "close", "outline", "sheet", "slide",  # desktop: see guiforge/teacher/desktop_steps.py
 })
 
 

@@ -23,9 +23,10 @@ from guiforge.curation.lakeread import (
     read_rows,
     task_index,
 )
+from guiforge.curation.progress import align
 from guiforge.curation.relabeler import relabel_offline, relabel_with_model
 from guiforge.curation.sft_target import assistant_text, choose_mode, mark_duplicates
-from guiforge.curation.thoughts import StepContext
+from guiforge.curation.thoughts import StepContext, action_summary
 from guiforge.failures import MODEL_FAILURE
 from guiforge.faults import shard_faults, unit
 from guiforge.filters import Drop, Filter, apply_filters
@@ -53,12 +54,6 @@ class RelabelerFailed(Filter):
             return None
         return Drop(row.get("failed_reason") or "model failure", {"step_index": row.get("step_index"),
                                                                   "domain": row.get("domain")})
-
-
-def _summary(action: dict, target: dict | None) -> str:
-    label = (target or {}).get("label")
-    fields = " ".join(f"{k}={v}" for k, v in action.items() if v is not None and k != "type")
-    return f"{action['type']} {fields}".strip()[:140] + (f" on \u201c{label}\u201d" if label else "")
 
 
 class RelabelStage(Stage):
@@ -110,6 +105,7 @@ class RelabelStage(Stage):
         tasks = ctx.resource(f"task-index:{self.name}", lambda: task_index(ctx))
         excluded, items = [], []
         history: dict[str, list[str]] = {}
+        progress = self._progress(steps, trajectories, tasks)
         for s in steps:
             key = f"{s['trajectory_id']}:{s['step_index']}"
             if s["action"] is None:
@@ -117,11 +113,16 @@ class RelabelStage(Stage):
                                               key, "steps"))
                 continue
             trajectory = trajectories[s["trajectory_id"]]
+            task = tasks[trajectory["task_id"]]
             target = json.loads(s["target_json"]) if s.get("target_json") else None
-            step_ctx = StepContext(tasks[trajectory["task_id"]]["instruction"], s["step_index"], trajectory["n_steps"],
+            reference, at = progress[key]
+            step_ctx = StepContext(task["instruction"], s["step_index"], trajectory["n_steps"],
                                    s["action"], target, s["image_width"], s["image_height"],
-                                   tuple(history.get(s["trajectory_id"], [])))
-            history.setdefault(s["trajectory_id"], []).append(_summary(s["action"], target))
+                                   tuple(history.get(s["trajectory_id"], [])),
+                                   json.loads(s["screen_json"]) if s.get("screen_json") else None,
+                                   reference[at] if at < len(reference) else None, tuple(reference[at + 1:]),
+                                   task.get("domain"))
+            history.setdefault(s["trajectory_id"], []).append(action_summary(s["action"], target))
             items.append((s, step_ctx, key))
 
         model = ctx.model(self.model_role)
@@ -151,6 +152,24 @@ class RelabelStage(Stage):
                 "relabeler_model", "prompt_hash")
         return {"relabels": [{k: r.get(k) for k in keep} for r in rows],
                 "exclusions": excluded + dropped.exclusions}
+
+    @staticmethod
+    def _progress(steps: list[dict], trajectories: dict, tasks: dict) -> dict[str, tuple[list, int]]:
+        """Per step key: its task's reference and the index of the reference step it carries
+        out (curation/progress.py), for what the thought says is still needed."""
+        out: dict[str, tuple[list, int]] = {}
+        by_trajectory: dict[str, list[dict]] = {}
+        for s in steps:
+            if s["action"] is not None:
+                by_trajectory.setdefault(s["trajectory_id"], []).append(s)
+        for trajectory_id, rows in by_trajectory.items():
+            raw = tasks[trajectories[trajectory_id]["task_id"]].get("reference_json")
+            reference = json.loads(raw) if raw else []
+            reference = reference if isinstance(reference, list) else []
+            at = align(reference, [(r["action"], json.loads(r["target_json"]) if r.get("target_json") else None)
+                                   for r in rows])
+            out.update({f"{r['trajectory_id']}:{r['step_index']}": (reference, i) for r, i in zip(rows, at, strict=True)})
+        return out
 
     def _with_model(self, ctx, items, images_by_sha, relabel_with_model) -> list:
 

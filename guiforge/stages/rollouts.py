@@ -226,6 +226,7 @@ class RolloutsStage(Stage):
                         "prompt_json": json.dumps(s.prompt, ensure_ascii=False),
                         "target_json": json.dumps(s.target, ensure_ascii=False) if s.target else None,
                         "attempts_json": json.dumps(s.attempts, ensure_ascii=False),
+                        "screen_json": json.dumps(s.screen, ensure_ascii=False) if s.screen else None,
                     })
         return {"trajectories": trajectories, "steps": steps, "images": images.rows}
 

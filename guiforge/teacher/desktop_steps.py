@@ -116,6 +116,20 @@ class DesktopSteps(DesktopMouse):
             yield _key("ctrl", "pagedown"), (f"The workbook opened on its first sheet; I'll move to the {name} "
                                             "sheet with Ctrl+PageDown." if k == 0 else "One more tab to the right.")
 
+    def _desktop_slide(self, step: dict[str, Any]) -> Steps:
+        """``{do: slide, index: 2, title: Sales}``: from the first slide (where a deck opens)
+        to the ``index``-th one (0-based), one Page Down per slide: a look at the slide a
+        question is about before answering it."""
+        index, title = int(step.get("index", 0)), str(step.get("title") or "")
+        name = f"the “{title}” slide" if title else f"slide {index + 1}"
+        if not index:
+            yield Action(type="wait", amount=1), (f"The deck opened on {name}, the one the question is about; "
+                                                  "I'll give it a moment to draw fully before I read it.")
+        for k in range(index):
+            yield _key("pagedown"), (f"The deck opened on its first slide, but the question is about {name}; "
+                                     "Page Down moves one slide on." if k == 0 else
+                                     f"Not at {name} yet; one more Page Down.")
+
     def _desktop_sort(self, step: dict[str, Any]) -> Steps:
         """``{do: sort, range: A2:D7, column: 3, descending: true}``: select the range and sort
         its rows by its ``column``-th column (0-based) with Data > Sort."""

@@ -13,6 +13,7 @@ from typing import Any
 
 from guiforge.envs.actions import Action, to_pixels
 from guiforge.envs.base import Observation
+from guiforge.envs.screen_facts import readable
 
 # What a shortcut does in LibreOffice, as a person would say it.
 SHORTCUTS = {
@@ -32,6 +33,8 @@ SHORTCUTS = {
     "tab": "moves to the next field",
     "down": "moves one entry down the list",
     "home": "moves the cursor to the start of the box",
+    "pagedown": "moves on to the next slide",
+    "ctrl+pagedown": "moves to the next sheet tab",
 }
 
 # What a reference verb is for, to give a reason.
@@ -71,14 +74,14 @@ def desktop_intent(action: Action, obs: Observation, step: dict[str, Any], rng: 
     where = f"The “{dialog}” dialog is open" if dialog else "The document has the focus"
     if action.type == "click":
         line = _clicked(action, obs)
-        text = line.text if line else None
+        text = readable(line.text, ocr=True) if line else None  # OCR noise ("en.") is never quoted
         if text is None:
             return rng.choice([f"{where}; I'll click the document's window so my keys go there, then {goal}.",
                                f"{where}, but my keys would go elsewhere; a click on the window brings them back so I can {goal}."])
         if dialog:
             return rng.choice([f"{where}, and “{text}” is the button I need; I'll click it to {goal}.",
                                f"In the “{dialog}” dialog I'll click “{text}”, which is the way to {goal}."])
-        if line.box[1] < MENU_BAR_H:
+        if line is not None and line.box[1] < MENU_BAR_H:
             return rng.choice([f"{where}. To {goal} I need the {text} menu, so I'll click “{text}” in the menu bar.",
                                f"The menu bar is at the top; what I need to {goal} is under “{text}”, so I'll click it."])
         return rng.choice([f"The menu is open and “{text}” is in it; I'll click it to {goal}.",

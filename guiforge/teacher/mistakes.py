@@ -31,7 +31,7 @@ _VALUE = re.compile(r"-?\d[\d\s.,]*\d|\d")
 class Mistake:
     """What went wrong on one turn, and what the screen looked like when it did."""
 
-    kind: str  # neighbour | similar_name | wrong_row_value | wrong_scroll
+    kind: str  # neighbour | similar_name | wrong_row_value | wrong_scroll | ... (guiforge.teacher.slips)
     turn: int
     intended: dict[str, Any] | None  # the element the action was meant for
     wrong: dict[str, Any] | None  # the element it hit instead
@@ -118,10 +118,16 @@ def noticed(mistake: Mistake, obs: Observation) -> bool:
     """Whether the screen after the mistake shows it: another route, or the wrong text."""
     if mistake.kind in ("neighbour", "similar_name"):
         return obs.debug.get("path") != mistake.path
-    if mistake.kind == "wrong_row_value":
+    if mistake.kind in ("wrong_row_value", "stale_value"):
         focused = next((e for e in _elements(obs) if e.get("focused")), None)
         return focused is not None and (focused.get("value") or "").endswith(mistake.typed or "\0")
-    return mistake.kind in ("wrong_scroll", "wrong_tool_argument")  # the list, the tool output is in view
+    if mistake.kind == "wrong_tab":  # the other view is up, and the tab wanted is still there to press
+        intended = mistake.intended or {}
+        return any(e.get("label") == intended.get("label") for e in _elements(obs))
+    # in view: the list, the tool's or the command's output, the Name Box's address, the
+    # cell's figure, the open menu's items
+    return mistake.kind in ("wrong_scroll", "wrong_tool_argument", "wrong_command", "wrong_cell",
+                            "wrong_cell_value", "wrong_menu")
 
 
 def focused_field(obs: Observation) -> dict[str, Any] | None:

@@ -110,7 +110,8 @@ class Curator:
         if kind in ("click", "tap"):
             if not retry:
                 return json.dumps({"thought": f"I'll {kind} \u201cNowhere at all\u201d."})
-            return json.dumps({"thought": f"I'll {kind} \u201c{label}\u201d." if label else f"I'll {kind} it."})
+            why = " It is the control the task needs next, and nothing else on screen does this job, so it moves the task on."
+            return json.dumps({"thought": (f"I'll {kind} \u201c{label}\u201d." if label else f"I'll {kind} it.") + why})
         if kind == "terminate":
             return json.dumps({"thought": "Everything is done, so I'll finish."})
         return json.dumps({"thought": f"I'll {kind.replace('_', ' ')} now."})
