@@ -639,3 +639,26 @@ def test_reward_runs_in_the_trainer_venv(lake, tmp_path):
                           capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == [1.0, 0.0]
+
+
+def test_stats_realism_prints_the_exports_breadth(lake):
+    """`guiforge stats --realism`'s export lines: rollout tiers, and the pipeline's SFT export
+    with its distinct tasks, duplicate (screenshot, target) rows, rows with a screenshot, splits."""
+    from rich.console import Console
+
+    from guiforge.cli_realism import print_export_breadth
+    from guiforge.export.figures import export_realism
+
+    trajectories = lake.read_table("trajectories", columns=["task_id"]).to_pylist()
+    figures = export_realism(lake)
+    assert figures["tiers"] == {"depth": {"tasks": len({t["task_id"] for t in trajectories}),
+                                          "samples": len(trajectories)}}
+    e = figures["export"]
+    assert e["sft_rows"] > 0 and e["sft_tasks"] >= 1 and e["sft_trajectories"] == e["sft_tasks"]  # best of N
+    assert e["duplicate_image_target_rows"] == 0 and e["sft_rows_with_image_share"] == 1.0
+    assert sum(v["sft_rows"] for v in e["splits"].values()) == e["sft_rows"]
+    console = Console(record=True, width=300)
+    print_export_breadth(console, lake, None)
+    text = console.export_text()
+    assert "rollouts by tier: depth" in text and f"{e['sft_rows']} rows from {e['sft_tasks']} distinct tasks" in text
+    assert "splits by world: " in text
