@@ -42,8 +42,9 @@ def lake(tmp_path_factory) -> Lake:
                                                            "teacher": {"provider": "offline"}},
            "stages": {"personas": {"count": 8, "shard_size": 4}, "worlds": {}, "skills": {"include": [CARD]},
                       "task_candidates": {"per_world": 2}, "task_gates": {"concurrency": 2},
-                      "rollouts": {"samples": 4, "tasks": 2, "tasks_per_shard": 2, "concurrency": 2,
-                                   "phone_screenshots": "css"},
+                      # two tiers: one task sampled 4 times (depth), the other once (breadth)
+                      "rollouts": {"samples": 1, "depth": {"tasks": 1, "samples": 4}, "tasks": 2,
+                                   "tasks_per_shard": 2, "concurrency": 2, "phone_screenshots": "css"},
                       "export": {"formats": ["hf", "llamafactory"], "coords": "grid1000"}}}
     run_pipeline(build_pipeline(cfg, "x.yaml", lake=str(root)), executor="local")
     store = Lake(root)
@@ -649,10 +650,8 @@ def test_stats_realism_prints_the_exports_breadth(lake):
     from guiforge.cli_realism import print_export_breadth
     from guiforge.export.figures import export_realism
 
-    trajectories = lake.read_table("trajectories", columns=["task_id"]).to_pylist()
     figures = export_realism(lake)
-    assert figures["tiers"] == {"depth": {"tasks": len({t["task_id"] for t in trajectories}),
-                                          "samples": len(trajectories)}}
+    assert figures["tiers"] == {"breadth": {"tasks": 1, "samples": 1}, "depth": {"tasks": 1, "samples": 4}}
     e = figures["export"]
     assert e["sft_rows"] > 0 and e["sft_tasks"] >= 1 and e["sft_trajectories"] == e["sft_tasks"]  # best of N
     assert e["duplicate_image_target_rows"] == 0 and e["sft_rows_with_image_share"] == 1.0
@@ -660,5 +659,5 @@ def test_stats_realism_prints_the_exports_breadth(lake):
     console = Console(record=True, width=300)
     print_export_breadth(console, lake, None)
     text = console.export_text()
-    assert "rollouts by tier: depth" in text and f"{e['sft_rows']} rows from {e['sft_tasks']} distinct tasks" in text
+    assert "rollouts by tier: breadth 1 tasks / 1 samples, depth 1 tasks / 4 samples" in text and f"{e['sft_rows']} rows from {e['sft_tasks']} distinct tasks" in text
     assert "splits by world: " in text

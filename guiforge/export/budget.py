@@ -158,7 +158,7 @@ def fit_rows(rows: list, images: dict[str, dict[str, Any]], budget: Budget, resi
         if per is None or (not resize and any(t > per for t in native)):
             need = text_tokens(messages) + sum(native if not resize else [budget.min_image_tokens] * n)
             exclude(row, f"does not fit max_length {budget.max_length}: about {need} tokens with the earlier steps "
-                         f"left out{'' if not resize else f' and each screenshot at {budget.min_image_tokens} tokens'}")
+                         f"left out{'' if not resize or not n else f' and each screenshot at {budget.min_image_tokens} tokens'}")
             continue
         keys = []
         for key, tokens in zip(row.images, native, strict=True):

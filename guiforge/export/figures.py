@@ -67,8 +67,9 @@ def export_realism(lake, run_id: str | None = None) -> dict[str, Any]:
         out["tiers"] = {k: {"tasks": len(v["tasks"]), "samples": v["samples"]} for k, v in sorted(tiers.items())}
     if "exports" in tables:
         rows = [e for e in lake.read_table("exports", run_id=run_id).to_pylist() if e["kind"] == "sft"]
+        rows = [e for e in rows if e["format"] == "hf"] or rows  # hf's figures: its image configs
         if rows:
-            latest = max(rows, key=lambda e: (e["created_at"] or "", e["format"] == "hf"))
+            latest = max(rows, key=lambda e: e["created_at"] or "")
             figures = (json.loads(latest["details_json"] or "{}").get("figures") or {})
             out["export"] = {"path": latest["path"], "format": latest["format"], **figures}
     return out
