@@ -107,7 +107,8 @@ def write_card(folder: Path, *, run_id: str, acceptance: str, coords: str, sft_s
         context = f"rebuilt with context policy `{policy.model_dump()}`"
     if max_length and figures.get("max_length"):
         fitted = (f"Every row is fitted to **{max_length} tokens**, TRL's `SFTConfig.max_length` default: "
-                  f"text estimated at {CHARS_PER_TOKEN:g} characters a token (an overestimate for BPE tokenizers), "
+                  f"text estimated as a token per digit and {CHARS_PER_TOKEN:g} bytes a token for the rest (an "
+                  "overestimate for BPE tokenizers), "
                   f"screenshots counted with {REFERENCE.name}'s rule; the oldest 'Earlier steps' lines go first, then "
                   "the screenshot is scaled down (same aspect) to what is left, never below "
                   f"{getattr(options, 'min_image_tokens', 256)} tokens; a row that still does not fit is left out "
