@@ -294,25 +294,39 @@ def export_cmd(
     coords: Annotated[str | None, typer.Option(
         "--coords", help="grid999 | grid1000 | pixels | unit | resized (default: the action format's own)")] = None,
     context: Annotated[str | None, typer.Option(
-        "--context", help="recorded (default), or rebuild prompts: full, summary, last_k:K, window:K:O")] = None,
+        "--context", help="summary:1 (default: the current screenshot, earlier steps as lines), recorded, or "
+                          "rebuild prompts: full, summary:N, last_k:K, window:K:O")] = None,
     action_format: Annotated[str, typer.Option(
         "--action-format", help="what the student writes: guiforge | qwen_vl | uitars | pyautogui | module:Class")]
     = "guiforge",
+    samples_per_task: Annotated[int, typer.Option(
+        "--samples-per-task", min=0, help="SFT trajectories per task, the best first (0: every accepted one)")] = 1,
+    max_length: Annotated[int, typer.Option(
+        "--max-length", min=0, help="tokens a row may reach in the trainer (TRL's default 1024; 0: not fitted)")]
+    = 1024,
+    validation: Annotated[float, typer.Option("--validation", min=0, max=0.5,
+                                              help="share of worlds held out for validation")] = 0.05,
+    test: Annotated[float, typer.Option("--test", min=0, max=0.5, help="share of worlds held out for test")] = 0.05,
+    rl_protocol: Annotated[str, typer.Option(
+        "--rl-protocol", help="tools (one act tool call a turn: multi-turn GRPO) | completion (every action in "
+                              "one reply: TaskReward)")] = "tools",
 ) -> None:
     """Write the run's training datasets: SFT rows, the RL prompt set, a dataset card."""
     # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
-    from guiforge.export import commit_export, export_run
+    from guiforge.export import ExportOptions, commit_export, export_run
     from guiforge.lake.store import Lake
     from guiforge.orchestration.compile import load_pipeline
 
     store = Lake(lake or load_pipeline(None).config.lake)
+    options = ExportOptions(per_task=samples_per_task or None, max_length=max_length or None, validation=validation,
+                            test=test, rl_protocol=rl_protocol)
     result = export_run(store, out_dir, run_id=run_id, fmt=fmt, coords=coords, context=context,
-                        action_format=action_format)
+                        action_format=action_format, options=options)
     commit_export(store, result)
     f = result.figures
     how = "judgments.accepted" if result.acceptance == "judgments" else "verifier success (no judgments in the run)"
     out.print(f"exported run {result.run_id} to {out_dir} ({fmt}, {result.action_format}, {result.coords}): "
-              f"{result.n_sft} SFT rows, "
+              f"{result.n_sft} SFT rows from {f.get('sft_tasks')} tasks, "
               f"{result.n_rl} RL prompts; accepted by {how}; {f['excluded']} left out (see exclusions); "
               f"{f['rows_per_s']} rows/s, {f['sft_bytes_per_step']} bytes per SFT step "
               f"(raw lake {f['raw_bytes_per_step']})", soft_wrap=True)

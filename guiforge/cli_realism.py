@@ -7,6 +7,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from guiforge.export.figures import export_realism
 from guiforge.skills.realism import realism_of_tasks
 from guiforge.skills.realism_images import image_looks_of_tasks
 from guiforge.teacher.realism import teacher_realism
@@ -63,6 +64,7 @@ def print_realism(out: Console, lake_uri: str, run_id: str | None) -> None:
         out.print(f"teacher mistakes: {rec['with_mistake']} of {rec['trajectories']} trajectories hold one, "
                   f"{rec['with_correction']} of those also its correction ({share}); by kind: "
                   f"{rec['mistakes_by_kind']}", highlight=False)
+    print_export_breadth(out, lake, run_id)
 
 
 def _print_documents(out: Console, docs: dict) -> None:
@@ -121,3 +123,26 @@ def print_image_looks(out: Console, lake) -> None:
     for skill, counts in [*looks["per_skill"].items(), ("all", looks["by_look"])]:
         t.add_row(skill, *(str(counts.get(k, 0)) for k in ("clean", "scan", "photo")))
     out.print(t)
+
+
+def print_export_breadth(out: Console, lake, run_id: str | None) -> None:
+    """Rollout tiers and what the latest SFT export holds: tasks, duplicates, screenshots, splits."""
+    figures = export_realism(lake, run_id)
+    if figures.get("tiers"):
+        out.print("rollouts by tier: " + ", ".join(f"{k} {v['tasks']} tasks / {v['samples']} samples"
+                                                   for k, v in figures["tiers"].items()), highlight=False)
+    e = figures.get("export")
+    if not e or e.get("sft_rows") is None:
+        return
+    share = e.get("duplicate_image_target_share")
+    image = e.get("sft_rows_with_image_share")
+    out.print(f"SFT export ({e['format']}): {e['sft_rows']} rows from {e['sft_tasks']} distinct tasks "
+              f"({e.get('sft_trajectories')} trajectories); duplicate (image, target) rows "
+              f"{e['duplicate_image_target_rows']} ({'-' if share is None else f'{share:.1%}'}); rows with an image "
+              f"{'-' if image is None else f'{image:.0%}'} (text-only rows go to the text_only config); "
+              f"est. tokens max {e.get('est_tokens_max')} (max_length {e.get('max_length')})", highlight=False)
+    splits = e.get("splits") or {}
+    if splits:
+        out.print("splits by world: " + ", ".join(f"{k} {v['sft_rows']} SFT rows / {v['rl_rows']} RL prompts / "
+                                                  f"{v['tasks']} tasks / {v['worlds']} worlds"
+                                                  for k, v in splits.items()), highlight=False)

@@ -17,6 +17,16 @@ from typing import Any
 
 from guiforge.filters import Drop, Filter
 
+# Rollouts' tiers (trajectories.tier): breadth samples cover the tasks for SFT, one or two
+# each; depth samples (k per task) are what a success rate is measured on.
+BREADTH, DEPTH = "breadth", "depth"
+
+
+def measures_rate(tier: str | None) -> bool:
+    """Whether a trajectory of ``tier`` counts toward its task's success rate (a lake from
+    before the tiers has none: every sample counts)."""
+    return tier in (None, DEPTH)
+
 
 def integer_quotas(budget: int, shares: Mapping[str, float]) -> dict[str, int]:
     """Quotas proportional to ``shares`` that sum to ``budget`` exactly (Hamilton's method)."""

@@ -220,6 +220,8 @@ TABLES: dict[str, TableSpec] = {
                 _f("teacher_events_json", pa.string()),
                 # why the trajectory has no valid outcome (guiforge.failures); null: it has one
                 _f("failure_kind", pa.string()),
+                # rollouts' tier: breadth (SFT coverage) or depth (k samples, read by rl_select); null: before tiers
+                _f("tier", pa.string()),
             ],
             ("trajectory_id", "task_id", "sample_index", "success", "score", "env_failure", "n_steps",
              "failure_kind"),

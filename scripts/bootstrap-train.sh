@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # The trainer venv (.venv-train): TRL and its CPU torch, kept out of the project venv so
-# guiforge never depends on a trainer. Tests run the trainer-side checks in a subprocess with
-# its python. Idempotent and quick when done.
+# guiforge never depends on a trainer, plus guiforge with only what guiforge.rl declares
+# (pyproject's `rl` extra: the reward rebuilds s0 and drives the real environments), never the
+# pipeline's own stack (Prefect, DuckDB, model SDKs). Tests run the trainer-side checks in a
+# subprocess with its python. Idempotent and quick when done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
 # torch==2.13.0 resolves to the CPU wheel on this machine's disk; a plain `torch` pulls CUDA
 TRAIN_PACKAGES=("torch==2.13.0" "trl==1.16.*" "datasets>=5.2" "pillow>=10" "tenacity>=8")
+# the rl extra, read from pyproject.toml (one list: what a trainer's environment needs)
+mapfile -t RL_PACKAGES < <("$PYTHON" -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['rl']))")
 stamp=.venv-train/.guiforge-train-installed
-want=$(printf '%s\n' "${TRAIN_PACKAGES[@]}" | sha256sum | cut -c1-16)
+want=$(printf '%s\n' "${TRAIN_PACKAGES[@]}" "${RL_PACKAGES[@]}" | sha256sum | cut -c1-16)
 if [ ! -x .venv-train/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "bootstrap-train: creating .venv-train with ${TRAIN_PACKAGES[*]} (a few minutes)"
   [ -x .venv-train/bin/python ] || "$PYTHON" -m venv .venv-train
-  if ! .venv-train/bin/python -m pip install -q "${TRAIN_PACKAGES[@]}" > .venv-train/pip.log 2>&1; then
+  if ! .venv-train/bin/python -m pip install -q "${TRAIN_PACKAGES[@]}" "${RL_PACKAGES[@]}" > .venv-train/pip.log 2>&1; then
     cat .venv-train/pip.log >&2
     echo "bootstrap-train: pip install failed (log above, also in .venv-train/pip.log)" >&2
     exit 1

@@ -17,8 +17,9 @@ from datasets import load_dataset
 
 from guiforge.envs.actions import to_pixels
 from guiforge.errors import GuiforgeError
-from guiforge.export import export_run
+from guiforge.export import ExportOptions, export_run
 from guiforge.export.prompts import rebuild, recorded
+from guiforge.export.select import best_of_n
 from guiforge.export.source import load_source
 from guiforge.export.target import Target, check_target
 from guiforge.harness.context import ContextPolicy
@@ -41,8 +42,9 @@ def lake(tmp_path_factory) -> Lake:
                                                            "teacher": {"provider": "offline"}},
            "stages": {"personas": {"count": 8, "shard_size": 4}, "worlds": {}, "skills": {"include": [CARD]},
                       "task_candidates": {"per_world": 2}, "task_gates": {"concurrency": 2},
-                      "rollouts": {"samples": 4, "tasks": 2, "tasks_per_shard": 2, "concurrency": 2,
-                                   "phone_screenshots": "css"},
+                      # two tiers: one task sampled 4 times (depth), the other once (breadth)
+                      "rollouts": {"samples": 1, "depth": {"tasks": 1, "samples": 4}, "tasks": 2,
+                                   "tasks_per_shard": 2, "concurrency": 2, "phone_screenshots": "css"},
                       "export": {"formats": ["hf", "llamafactory"], "coords": "grid1000"}}}
     run_pipeline(build_pipeline(cfg, "x.yaml", lake=str(root)), executor="local")
     store = Lake(root)
@@ -59,7 +61,9 @@ def lake(tmp_path_factory) -> Lake:
                      "instruction": task["instruction"], "n_samples": len(mine), "n_valid": len(mine),
                      "n_success": wins, "success_rate": wins / len(mine), "selected_reason": "test pool",
                      "rank": rank, "round": 0, "task_json": json.dumps({k: v for k, v in task.items() if k != "run_id"})})
-    winner = next(t for t in trajectories if t["success"])
+    first_task = next(t for t in trajectories if t["success"])["task_id"]
+    # the sample best-of-N exports for that task (success, score, mistakes, steps, sample)
+    winner = best_of_n([t for t in trajectories if t["task_id"] == first_task and t["success"]], 1, lambda *_: None)[0]
     steps = sorted((s for s in store.read_table("steps").to_pylist() if s["trajectory_id"] == winner["trajectory_id"]),
                    key=lambda s: s["step_index"])
     relabels = [{"trajectory_id": s["trajectory_id"], "step_index": s["step_index"],
@@ -128,8 +132,14 @@ def test_hf_export_loads_with_datasets(lake, hf_export):
     ds = load_dataset(str(out), "all", split="train")  # the card's default config, read as a training job would
     assert {"all", "prompt_completion", "rl", *set(ds["domain"])} <= names and "verifier succeeded" in card
     assert len(ds) == result.n_sft
-    wins = {t["trajectory_id"] for t in lake.read_table("trajectories").to_pylist() if t["success"]}
-    assert set(ds["trajectory_id"]) == wins  # only verifier-accepted trajectories
+    trajectories = lake.read_table("trajectories").to_pylist()
+    wins = {t["trajectory_id"] for t in trajectories if t["success"]}
+    assert set(ds["trajectory_id"]) <= wins  # only verifier-accepted trajectories
+    # best of N: one trajectory per task that has a win, the others left out with the reason
+    assert len(set(ds["trajectory_id"])) == len(set(ds["task_id"])) == len({t["task_id"] for t in trajectories
+                                                                           if t["success"]})
+    reasons = {e["subject_id"]: e["reason"] for e in result.exclusions}
+    assert all(reasons[t].startswith("best of ") for t in wins - set(ds["trajectory_id"]))
     for row in ds:
         placeholders = sum(p["type"] == "image" for m in row["messages"] for p in m["content"])
         assert placeholders == len(row["images"]) >= 1 and row["images"][-1].size == (row["image_width"],
@@ -152,8 +162,10 @@ def test_hf_export_loads_with_datasets(lake, hf_export):
     assert all(0 <= r["success_rate"] <= 1 and len(r["images"]) == 1 and r["world_json"] for r in rl)
 
 
-def test_images_are_stored_once_per_file(hf_export):
-    out, result = hf_export
+def test_images_are_stored_once_per_file(lake, tmp_path):
+    """Rows with the recorded context show their trajectory's past frames again and again."""
+    out = tmp_path / "recorded"
+    result = export_run(lake, out, fmt="hf", context="recorded", options=ExportOptions(max_length=None))
     import pyarrow.parquet as pq
 
     files = sorted((out / "sft").rglob("*.parquet"))
@@ -421,7 +433,7 @@ def test_cli_export_and_its_errors(lake, tmp_path):
     proc = subprocess.run([str(cli), "export", "--lake", lake.root, "--out", str(out), "--coords", "grid1000"],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
-    assert re.search(r"exported run \S+ to .* \d+ SFT rows, 2 RL prompts", proc.stdout)
+    assert re.search(r"exported run \S+ to .* \d+ SFT rows from \d+ tasks, 2 RL prompts", proc.stdout)
     exports = lake.read_table("exports").to_pylist()
     assert {"sft", "sft_prompt_completion", "rl"} <= {e["kind"] for e in exports}
     assert any(e["path"] == str(out) and e["coords"] == "grid1000" for e in exports)
@@ -429,6 +441,9 @@ def test_cli_export_and_its_errors(lake, tmp_path):
     bad = subprocess.run([str(cli), "export", "--lake", lake.root, "--out", str(out), "--coords", "inches"],
                          capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "--coords" in bad.stderr and "Traceback" not in bad.stderr
+    bad = subprocess.run([str(cli), "export", "--lake", lake.root, "--out", str(out), "--rl-protocol", "chat"],
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "--rl-protocol: 'chat'" in bad.stderr and "Traceback" not in bad.stderr
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("keep me")
     with pytest.raises(GuiforgeError, match="not a guiforge export"):
@@ -459,3 +474,190 @@ def test_exported_history_pairs_each_feedback_with_the_action_it_describes(lake,
             assert (m.group(2) or "").split("\n")[0] == feedback(tid, index).split("\n")[0], (tid, index, text)
             checked += int(bool(m.group(2)))
     assert checked > 5  # history turns with feedback were read back, not vacuously
+
+
+def test_mistakes_and_repeats_never_become_targets(lake, tmp_path):
+    """A step the teacher got wrong on purpose, and a step the relabel stage marked a repeat,
+    are left out with their reasons; the steps after a mistake keep it in their history."""
+    from guiforge.export.rows import sft_rows
+
+    src = load_source(lake)
+    chosen = best_of_n(src.trajectories, 1, lambda *_: None)[0]
+    steps = src.steps[chosen["trajectory_id"]]
+    assert len(steps) >= 3
+    chosen["teacher_events_json"] = json.dumps([{"turn": 1, "event": "mistake", "kind": "neighbour"},
+                                                {"turn": 2, "event": "correction", "kind": "neighbour"}])
+    src.relabels[(chosen["trajectory_id"], 2)] = {"trajectory_id": chosen["trajectory_id"], "step_index": 2,
+                                                  "consistent": True, "duplicate_target": True, "mode": "direct",
+                                                  "thought": "", "assistant_text": None}
+    src.trajectories = [chosen]  # with a mistake it is no longer its task's best sample
+    rows = [r for r in sft_rows(src, Target(), ContextPolicy(kind="full")) if r.columns["trajectory_id"]
+            == chosen["trajectory_id"]]
+    assert {r.columns["step_index"] for r in rows} == {s["step_index"] for s in steps} - {1, 2}
+    reasons = {e["subject_id"]: (e["gate"], e["reason"]) for e in src.exclusions}
+    assert reasons[f"{chosen['trajectory_id']}#1"][0] == "teacher_mistake"
+    assert reasons[f"{chosen['trajectory_id']}#2"][0] == "duplicate"
+    later = next(r for r in rows if r.columns["step_index"] == 3)  # the mistake is in its history, as its action
+    history = [m["content"][0]["text"] for m in later.messages[2:-1] if m["role"] == "assistant"]
+    assert len(history) == 3 and all(json.loads(h)["action"]["type"] for h in history)
+
+
+def test_history_turns_are_written_like_the_targets(lake):
+    """With relabels in the run, a past assistant turn is the relabelled reply (or the action
+    alone where a step has none), never the teacher's raw reply."""
+    from guiforge.export.rows import sft_rows
+
+    src = load_source(lake)
+    rows = sft_rows(src, Target(), ContextPolicy(kind="full"))
+    winner = lake.test_winner["trajectory_id"]
+    raw = {s["raw_output"] for s in src.steps[winner]}
+    mine = sorted((r for r in rows if r.columns["trajectory_id"] == winner), key=lambda r: r.columns["step_index"])
+    last = mine[-1]
+    history = [m["content"][0]["text"] for m in last.messages[2:-1] if m["role"] == "assistant"]
+    assert history and not set(history) & raw
+    assert json.loads(history[0])["thought"] == "Relabeled thought 0."  # step 0's relabel
+    assert set(json.loads(history[1])) == {"action"}  # step 1's relabel failed: the action alone
+
+
+def test_rl_prompts_ask_in_the_trainers_protocol(lake, tmp_path):
+    out = tmp_path / "tools"
+    export_run(lake, out, fmt="hf")
+    rl = load_dataset(str(out), "rl", split="train")
+    system = rl[0]["prompt"][0]["content"][0]["text"]
+    assert "call the `act` tool" in system and "reply with exactly one action" not in system
+    assert set(rl["rl_protocol"]) == {"tools"}
+    export_run(lake, tmp_path / "completion", fmt="hf", options=ExportOptions(rl_protocol="completion"))
+    rl = load_dataset(str(tmp_path / "completion"), "rl", split="train")
+    system = rl[0]["prompt"][0]["content"][0]["text"]
+    assert "every action the task needs" in system and "`act`" not in system
+    with pytest.raises(GuiforgeError, match="--rl-protocol: completion .* --rl-protocol tools"):
+        export_run(lake, tmp_path / "x", fmt="hf", action_format="uitars", options=ExportOptions(rl_protocol="completion"))
+
+
+def test_an_empty_export_is_one_line(lake, tmp_path):
+    """Nothing accepted and no RL pool: one line naming the run and why, no folder a loader
+    would reject (a card with `configs: []`)."""
+    run = lake.runs("trajectories")[0]
+    trajectories = lake.read_table("trajectories").to_pylist()
+    rows = [{"trajectory_id": t["trajectory_id"], "task_id": t["task_id"], "judge": "ocr", "success": False,
+             "verifier_success": t["success"], "accepted": False, "accept_policy": "judge",
+             "accept_reason": "judge says failure"} for t in trajectories]
+    pool = lake.read_table("rl_tasks").to_pylist()
+    commit_shard(lake, ShardCommit("judge", run, "testreject", "judge"), {"judgments": rows})
+    lake.fs.rm(lake.shard_path("rl_tasks", run, "testpool"))
+    lake.fs.rm(lake.manifest_path(run, "rl_select", "testpool"))
+    try:
+        with pytest.raises(GuiforgeError, match=r"nothing to export: no SFT row and no RL prompt .*not accepted by ocr"):
+            export_run(lake, tmp_path / "empty", fmt="hf")
+        assert not (tmp_path / "empty").exists()
+    finally:
+        lake.fs.rm(lake.shard_path("judgments", run, "testreject"))
+        lake.fs.rm(lake.manifest_path(run, "judge", "testreject"))
+        commit_shard(lake, ShardCommit("rl_select", run, "testpool", "rl_select"), {"rl_tasks": pool})
+
+
+def _trl_sft(out: Path, work: Path, *flags: str) -> dict:
+    proc = subprocess.run([str(_train_python()), str(ROOT / "tests" / "trainers" / "trl_sft.py"), str(out), str(work),
+                           *flags], capture_output=True, text=True, timeout=1500)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    figures = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert figures["default_max_length"] == 1024 and figures["longest"] <= 1024 and figures["rows"] > 0
+    return figures
+
+
+@pytest.mark.timeout(1800)
+def test_every_row_fits_trls_default_max_length(hf_export, tmp_path):
+    """CI's variant of the battery below: every row of the default export, tokenized by a tiny
+    Qwen2-VL's processor (the real image processor with the hub limits), fits SFTConfig's
+    default max_length (1024), so TRL never truncates inside an image's tokens."""
+    _trl_sft(hf_export[0], tmp_path, "--fit-only")
+
+
+@pytest.mark.battery
+@pytest.mark.timeout(1800)
+def test_trl_sfttrainer_trains_on_the_default_export_with_its_defaults(hf_export, tmp_path):
+    """A tiny Qwen2-VL built in the test (BPE trained on the export's text, the real Qwen2-VL
+    image processor with the hub limits) trains 3 steps on the conversational and the
+    prompt-completion configs with SFTConfig's defaults (max_length 1024, on the CPU)."""
+    figures = _trl_sft(hf_export[0], tmp_path)
+    assert figures["all"]["steps"] == figures["prompt_completion"]["steps"] == 3
+
+
+PROCESSOR_CHECK = r"""
+import json, sys
+from transformers import Qwen2VLImageProcessor, Gemma3Processor
+from PIL import Image
+sizes = json.loads(sys.argv[1])
+qwen = Qwen2VLImageProcessor(min_pixels=3136, max_pixels=12845056)
+bare = Qwen2VLImageProcessor()
+qwen3 = Qwen2VLImageProcessor(patch_size=16, merge_size=2, min_pixels=65536, max_pixels=16777216)
+out = {}
+for w, h in sizes:
+    image = Image.new("RGB", (w, h))
+    out[f"{w}x{h}"] = [int(p(images=[image])["image_grid_thw"][0].prod()) // 4 for p in (qwen, bare, qwen3)]
+print(json.dumps(out))
+"""
+
+
+def test_card_token_counts_match_the_real_processors(hf_export):
+    """The card's table of image tokens per screenshot, against transformers' own image
+    processors (Qwen2-VL/2.5-VL with the hub limits and bare, Qwen3-VL's 32 px blocks)."""
+    out, _ = hf_export
+    card = (out / "README.md").read_text()
+    table = [line for line in card.splitlines() if re.match(r"\| \d+x\d+ \|", line)]
+    assert table, card
+    rows = {cells[0]: [int(c) for c in cells[2:5]] for cells in
+            ([c.strip() for c in line.strip("|").split("|")] for line in table)}
+    sizes = [[int(v) for v in size.split("x")] for size in rows]
+    proc = subprocess.run([str(_train_python()), "-c", PROCESSOR_CHECK, json.dumps(sizes)], capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == rows
+
+
+REWARD_IN_TRAINER_VENV = r"""
+import json, sys
+from guiforge.rl import TaskReward
+row, completion = json.loads(sys.argv[1]), sys.argv[2]
+columns = {k: [v] * 2 for k, v in row.items()}
+completions = [[{"role": "assistant", "content": completion}], [{"role": "assistant", "content": ""}]]
+print(json.dumps(TaskReward()(prompts=[None, None], completions=completions, **columns)))
+"""
+
+
+@pytest.mark.timeout(1800)
+def test_reward_runs_in_the_trainer_venv(lake, tmp_path):
+    """TaskReward in .venv-train, which holds TRL and guiforge with only its `rl` extra (no
+    Prefect, DuckDB or model SDKs): the reference completion scores 1.0, an empty one 0.0."""
+    export_run(lake, tmp_path / "rl", fmt="hf", options=ExportOptions(rl_protocol="completion"))
+    row = next(r for r in load_dataset(str(tmp_path / "rl"), "rl", split="train") if r["n_success"])
+    completion = _reference_completion(lake, row["task_id"], row["coords"], row)
+    columns = {k: v for k, v in row.items() if k not in ("prompt", "images")}
+    python = _train_python()
+    absent = subprocess.run([str(python), "-c", "import prefect"], capture_output=True, text=True, timeout=120)
+    assert absent.returncode != 0  # the pipeline's own stack is not there
+    proc = subprocess.run([str(python), "-c", REWARD_IN_TRAINER_VENV, json.dumps(columns, default=str), completion],
+                          capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == [1.0, 0.0]
+
+
+def test_stats_realism_prints_the_exports_breadth(lake):
+    """`guiforge stats --realism`'s export lines: rollout tiers, and the pipeline's SFT export
+    with its distinct tasks, duplicate (screenshot, target) rows, rows with a screenshot, splits."""
+    from rich.console import Console
+
+    from guiforge.cli_realism import print_export_breadth
+    from guiforge.export.figures import export_realism
+
+    figures = export_realism(lake)
+    assert figures["tiers"] == {"breadth": {"tasks": 1, "samples": 1}, "depth": {"tasks": 1, "samples": 4}}
+    e = figures["export"]
+    assert e["sft_rows"] > 0 and e["sft_tasks"] >= 1 and e["sft_trajectories"] == e["sft_tasks"]  # best of N
+    assert e["duplicate_image_target_rows"] == 0 and e["sft_rows_with_image_share"] == 1.0
+    assert sum(v["sft_rows"] for v in e["splits"].values()) == e["sft_rows"]
+    console = Console(record=True, width=300)
+    print_export_breadth(console, lake, None)
+    text = console.export_text()
+    assert "rollouts by tier: breadth 1 tasks / 1 samples, depth 1 tasks / 4 samples" in text and f"{e['sft_rows']} rows from {e['sft_tasks']} distinct tasks" in text
+    assert "splits by world: " in text

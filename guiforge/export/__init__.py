@@ -3,6 +3,7 @@
 card, and an ``exports`` row per export. Entry point: :func:`export_run`."""
 
 from guiforge.export.formats import EXPORT_FORMATS, ExportFormat, ExportJob
-from guiforge.export.run import ExportResult, commit_export, export_run
+from guiforge.export.run import ExportOptions, ExportResult, commit_export, export_run
 
-__all__ = ["EXPORT_FORMATS", "ExportFormat", "ExportJob", "ExportResult", "commit_export", "export_run"]
+__all__ = ["EXPORT_FORMATS", "ExportFormat", "ExportJob", "ExportOptions", "ExportResult", "commit_export",
+           "export_run"]

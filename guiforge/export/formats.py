@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from guiforge.export.figures import image_token_table
 from guiforge.export.llamafactory import write_llamafactory
 from guiforge.export.rows import ExportRow
+from guiforge.export.select import SPLITS
 from guiforge.export.source import Source
 from guiforge.export.target import Target
 from guiforge.harness.context import ContextPolicy
@@ -34,6 +36,7 @@ class ExportJob:
     target: Target
     policy: ContextPolicy | None
     figures: dict[str, Any] = field(default_factory=dict)
+    options: Any = None  # export.run.ExportOptions
 
 
 class ExportFormat(ABC):
@@ -64,27 +67,36 @@ class HuggingFace(ExportFormat):
         # heavy: datasets, numpy, pandas, imported when this runs
         from guiforge.export.hf import features_for, write_parquet
 
-        out, sft, rl, figures = job.out, job.sft, job.rl, job.figures
+        out, rl, figures = job.out, job.rl, job.figures
+        # the image configs hold rows with a screenshot; terminal and tools steps (text
+        # observations) go to their own `text_only` config
+        sft = [r for r in job.sft if r.images]
+        text = [r for r in job.sft if not r.images]
         by_domain: dict[str, list] = {}
         for r in sft:
             by_domain.setdefault(r.domain, []).append(r)
         for domain, rows in sorted(by_domain.items()):
-            write_parquet(out / "sft" / domain, "sft", rows, job.images)
-            write_parquet(out / "sft_prompt_completion" / domain, "prompt_completion", rows, job.images)
-        write_parquet(out / "rl", "rl", rl, job.images)
+            for split, part in by_split(rows).items():
+                write_parquet(out / "sft" / domain, "sft", part, job.images, split)
+                write_parquet(out / "sft_prompt_completion" / domain, "prompt_completion", part, job.images, split)
+        for split, part in by_split(text).items():
+            write_parquet(out / "sft_text", "sft", part, job.images, split)
+        for split, part in by_split(rl).items():
+            write_parquet(out / "rl", "rl", part, job.images, split)
         sft_bytes = dir_bytes(out / "sft") if sft else 0
         figures["sft_bytes_per_step"] = round(sft_bytes / max(len(sft), 1))
-        columns = list(sft[0].columns) if sft else []
+        columns = list(job.sft[0].columns) if job.sft else []
         rl_columns = list(rl[0].columns) if rl else []
         policy = job.policy
         write_card(out, run_id=job.source.run_id, acceptance=job.source.acceptance, coords=job.coords,
-                   target=job.target,
-                   context="as recorded" if policy is None else f"rebuilt with context policy {policy.kind}",
-                   sft_domains=Counter({d: len(v) for d, v in by_domain.items()}),
+                   target=job.target, policy=policy, options=job.options,
+                   token_table=image_token_table(sft, job.images),
+                   sft_splits=Counter((r.domain, r.split) for r in sft), rl_splits=Counter(r.split for r in rl),
+                   text_splits=Counter(r.split for r in text),
                    sft_features=features_for("sft", columns), pc_features=features_for("prompt_completion", columns),
                    rl_features=features_for("rl", rl_columns), n_rl=len(rl),
                    exclusions=Counter(e["reason"] for e in job.source.exclusions), figures=figures)
-        return [("sft", len(sft)), ("sft_prompt_completion", len(sft)), ("rl", len(rl))]
+        return [("sft", len(sft)), ("sft_prompt_completion", len(sft)), ("sft_text", len(text)), ("rl", len(rl))]
 
 
 class TRL(HuggingFace):
@@ -99,10 +111,20 @@ class LlamaFactory(ExportFormat):
     name = "llamafactory"
 
     def write(self, job: ExportJob) -> list[tuple[str, int]]:
-        info = write_llamafactory(job.out, job.sft, job.images)
+        info = write_llamafactory(job.out, job.sft, job.images, job.options)
         job.figures["sft_bytes_per_step"] = round(dir_bytes(job.out) / max(len(job.sft), 1))
         job.figures["images_written"] = info["images"]
         return [("sft", len(job.sft))]
+
+
+def by_split(rows: list[ExportRow]) -> dict[str, list[ExportRow]]:
+    """Rows grouped by split, in the order train, validation, test."""
+    out: dict[str, list[ExportRow]] = {}
+    for split in SPLITS:
+        part = [r for r in rows if r.split == split]
+        if part:
+            out[split] = part
+    return out
 
 
 def _is_format(obj: object) -> bool:

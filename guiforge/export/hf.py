@@ -3,9 +3,11 @@ guiforge installed, images decoded as ``datasets.Image``.
 
 Layout (each folder one config of the dataset card)::
 
-    sft/<domain>/train-NNNNN.parquet                 conversational: messages + images
-    sft_prompt_completion/<domain>/train-NNNNN.parquet  prompt + completion + images
-    rl/train-NNNNN.parquet                           GRPO prompts: prompt + images + task spec
+    sft/<domain>/<split>-NNNNN.parquet                 conversational: messages + images
+    sft_prompt_completion/<domain>/<split>-NNNNN.parquet  prompt + completion + images
+    rl/<split>-NNNNN.parquet                           GRPO prompts: prompt + images + task spec
+
+``<split>`` is train, validation or test (by world: ``export.select``).
 
 Each file is one row group with dictionary-encoded image bytes, so a frame that several rows
 of a shard show (the last screenshots of a trajectory) is stored once in the file.
@@ -31,7 +33,7 @@ _COLUMN_TYPES: dict[str, Any] = {
     "step_index": Value("int32"), "sample_index": Value("int32"), "round": Value("int32"),
     "image_width": Value("int32"), "image_height": Value("int32"), "max_steps": Value("int32"),
     "n_samples": Value("int32"), "n_valid": Value("int32"), "n_success": Value("int32"),
-    "trajectory_success": Value("bool"), "trajectory_score": Value("float64"), "success_rate": Value("float64"),
+    "trajectory_success": Value("bool"), "est_tokens": Value("int32"), "trajectory_score": Value("float64"), "success_rate": Value("float64"),
 }
 
 
@@ -56,8 +58,9 @@ def _record(kind: str, row: ExportRow, images: dict[str, dict[str, Any]]) -> dic
     return {**head, "images": frames, **row.columns}
 
 
-def write_parquet(folder: Path, kind: str, rows: list[ExportRow], images: dict[str, dict[str, Any]]) -> list[Path]:
-    """Write ``rows`` under ``folder`` as train-NNNNN.parquet files; returns their paths."""
+def write_parquet(folder: Path, kind: str, rows: list[ExportRow], images: dict[str, dict[str, Any]],
+                  split: str = "train") -> list[Path]:
+    """Write ``rows`` under ``folder`` as <split>-NNNNN.parquet files; returns their paths."""
     if not rows:
         return []
     folder.mkdir(parents=True, exist_ok=True)
@@ -67,7 +70,7 @@ def write_parquet(folder: Path, kind: str, rows: list[ExportRow], images: dict[s
     for n, start in enumerate(range(0, len(rows), ROWS_PER_FILE)):
         chunk = rows[start:start + ROWS_PER_FILE]
         table = pa.Table.from_pylist([_record(kind, r, images) for r in chunk], schema=schema)
-        path = folder / f"train-{n:05d}.parquet"
+        path = folder / f"{split}-{n:05d}.parquet"
         pq.write_table(table, path, row_group_size=len(chunk), compression="zstd",
                        use_dictionary=True, dictionary_pagesize_limit=1 << 30)
         paths.append(path)

@@ -1,6 +1,7 @@
 """The LLaMA-Factory export: sharegpt multimodal JSON (``messages`` + ``images``, one
 ``<image>`` token per image, in order), the image files beside it (each frame once, by
-hash) and a ``dataset_info.json`` entry naming the columns and tags.
+hash) and a ``dataset_info.json`` entry per split naming the columns and tags. Train on the
+last turn only with ``mask_history: true`` (the dataset card says why).
 
 LLaMA-Factory's sharegpt reader wants a system turn first (optional), then user and
 assistant turns alternating, ending with the assistant: consecutive user messages of a
@@ -39,7 +40,11 @@ def sharegpt(row: ExportRow, images: dict[str, dict[str, Any]]) -> dict[str, Any
             **{k: row.columns[k] for k in ("trajectory_id", "step_index", "task_id", "domain")}}
 
 
-def write_llamafactory(folder: Path, rows: list[ExportRow], images: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def write_llamafactory(folder: Path, rows: list[ExportRow], images: dict[str, dict[str, Any]],
+                       options: Any = None) -> dict[str, Any]:
+    """One dataset per split (``guiforge_sft``: train, ``guiforge_sft_validation``,
+    ``guiforge_sft_test``), rows with a screenshot only; the text-only rows (terminal, tools)
+    as ``guiforge_sft_text`` (and its splits) without an images column."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "images").mkdir(exist_ok=True)
     written = 0
@@ -48,11 +53,24 @@ def write_llamafactory(folder: Path, rows: list[ExportRow], images: dict[str, di
         if not path.exists():
             path.write_bytes(images[sha]["data"])
             written += 1
-    records = [sharegpt(r, images) for r in rows]
-    (folder / f"{DATASET}.json").write_text(json.dumps(records, ensure_ascii=False))
-    info = {DATASET: {"file_name": f"{DATASET}.json", "formatting": "sharegpt",
-                      "columns": {"messages": "messages", "images": "images"},
-                      "tags": {"role_tag": "role", "content_tag": "content", "user_tag": "user",
-                               "assistant_tag": "assistant", "system_tag": "system"}}}
+    tags = {"role_tag": "role", "content_tag": "content", "user_tag": "user", "assistant_tag": "assistant",
+            "system_tag": "system"}
+    info: dict[str, Any] = {}
+    n = 0
+    for name, visual in ((DATASET, True), (f"{DATASET}_text", False)):
+        for split in ("train", "validation", "test"):
+            part = [r for r in rows if bool(r.images) == visual and r.split == split]
+            if not part:
+                continue
+            entry = name if split == "train" else f"{name}_{split}"
+            records = [sharegpt(r, images) for r in part]
+            if not visual:
+                for rec in records:
+                    rec.pop("images")
+            (folder / f"{entry}.json").write_text(json.dumps(records, ensure_ascii=False))
+            info[entry] = {"file_name": f"{entry}.json", "formatting": "sharegpt",
+                           "columns": {"messages": "messages", **({"images": "images"} if visual else {})},
+                           "tags": tags}
+            n += len(records)
     (folder / "dataset_info.json").write_text(json.dumps(info, indent=1))
-    return {"rows": len(records), "images": written}
+    return {"rows": n, "images": written}

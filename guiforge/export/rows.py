@@ -6,7 +6,10 @@ The SFT target is the assistant turn in the export's target (``export.target``: 
 format and a coordinate convention; by default the harness's ``{"thought", "action"}`` on the
 0-999 grid); where a consistent relabel exists its thought (and, in the default target, its
 assistant text) is the target, and a step whose relabel failed the consistency check is left
-out with the reason.
+out with the reason. Past assistant turns in a row's history are written the same way (a
+step without a consistent relabel shows its action alone, never the teacher's raw words),
+so history and target read alike. What never becomes a target (``export.select``): a
+task's other samples than its best, the teacher's deliberate mistakes, and repeats.
 """
 
 from __future__ import annotations
@@ -15,7 +18,17 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from guiforge.export.prompts import convert, rebuild, recorded, text_message, trainer_messages
+from guiforge.envs.actions import Action
+from guiforge.export.prompts import (
+    Prompt,
+    convert,
+    rebuild,
+    recorded,
+    text_message,
+    trainer_messages,
+)
+from guiforge.export.rl_prompt import rl_system
+from guiforge.export.select import best_of_n, mistake_turns, row_key
 from guiforge.export.source import Source, harness_of
 from guiforge.export.target import Target
 from guiforge.harness.context import ContextPolicy
@@ -27,6 +40,7 @@ class ExportRow:
     messages: list[dict[str, Any]]  # the prompt, then the assistant target
     images: list[str]  # sha256 per placeholder, in order
     columns: dict[str, Any]
+    split: str = "train"
 
 
 def _lineage(src: Source, trajectory: dict[str, Any], task: dict[str, Any]) -> dict[str, Any]:
@@ -75,14 +89,68 @@ def _source(harness: dict[str, Any]) -> Target:
     return Target(harness.get("action_format") or "guiforge", harness.get("coords") or "grid999")
 
 
-def sft_rows(src: Source, target: Target, context: ContextPolicy | None = None) -> list[ExportRow]:
+def history_reply(src: Source, step: dict[str, Any], target: Target, domain: str) -> str | None:
+    """A past step's assistant turn in the relabelled style (None: keep the recorded reply,
+    for a step with no action to show)."""
+    if step.get("action") is None:
+        return None
+    relabel = src.relabels.get((step["trajectory_id"], step["step_index"]))
+    thought = ""
+    if relabel is not None and relabel.get("consistent"):
+        if target.is_recorded and relabel.get("assistant_text"):
+            return relabel["assistant_text"]
+        thought = "" if relabel.get("mode") == "direct" else (relabel.get("thought") or "")
+    if not thought and target.is_recorded:  # the relabel stage's direct mode: the action alone
+        action = Action.model_validate({k: v for k, v in step["action"].items() if v is not None})
+        return json.dumps({"action": action.model_dump(exclude_none=True)}, ensure_ascii=False)
+    frame = (step.get("image_width") or 0, step.get("image_height") or 0)
+    return target.encode(thought, step["action"], frame, domain)
+
+
+def with_history(prompt: Prompt, past: list[dict[str, Any]], reply_for) -> Prompt:
+    """``prompt`` with each recorded assistant turn (a past step's raw reply, in step order)
+    replaced by ``reply_for(step)`` where that gives one."""
+    out, cursor = [], 0
+    for m in prompt:
+        text = m["parts"][0] if m["role"] == "assistant" and m["parts"] and isinstance(m["parts"][0], str) else None
+        if text is not None:
+            j = next((j for j in range(cursor, len(past)) if past[j].get("raw_output") == text), None)
+            if j is not None:
+                cursor = j + 1
+                reply = reply_for(past[j])
+                if reply is not None:
+                    m = {"role": "assistant", "parts": [reply, *m["parts"][1:]]}
+        out.append(m)
+    return out
+
+
+def _repeats(src: Source, trajectory: dict[str, Any]) -> int:
+    return sum(bool((src.relabels.get((trajectory["trajectory_id"], s["step_index"])) or {}).get("duplicate_target"))
+               for s in src.steps[trajectory["trajectory_id"]])
+
+
+def _canonical(action: dict[str, Any]) -> str:
+    return json.dumps({k: v for k, v in action.items() if v is not None}, sort_keys=True, ensure_ascii=False)
+
+
+def sft_rows(src: Source, target: Target, context: ContextPolicy | None = None,
+             per_task: int | None = 1) -> list[ExportRow]:
+    """One row per step of each task's best accepted trajectory (``per_task`` of them; None:
+    every accepted one), leaving out mistakes and repeats (module docstring)."""
     rows = []
-    for trajectory in src.trajectories:
+    chosen = best_of_n(src.trajectories, per_task,
+                       lambda t, why: src.exclude("best_of_n", why, t["trajectory_id"], "trajectories"),
+                       lambda t: _repeats(src, t))
+    seen: dict[str, str] = {}  # row_key -> the row that has it
+    acted: dict[tuple[str, str], str] = {}  # (frame, action) -> the row that took it there
+    for trajectory in chosen:
         task = src.tasks[trajectory["task_id"]]
         harness = harness_of(trajectory)
         variant = harness.get("variant") or task.get("variant")
         source = _source(harness)
         steps = src.steps[trajectory["trajectory_id"]]
+        relabelled = any((trajectory["trajectory_id"], s["step_index"]) in src.relabels for s in steps)
+        mistakes = mistake_turns(trajectory)
         base = _lineage(src, trajectory, task)
         for i, step in enumerate(steps):
             subject = f"{trajectory['trajectory_id']}#{step['step_index']}"
@@ -90,28 +158,54 @@ def sft_rows(src: Source, target: Target, context: ContextPolicy | None = None) 
                 src.exclude("prompt", "step has no recorded prompt (collected before prompts were recorded)",
                             subject, "steps")
                 continue
+            if step["step_index"] in mistakes:
+                src.exclude("teacher_mistake", f"the teacher's deliberate mistake ({mistakes[step['step_index']]}) "
+                            "is never a target", subject, "steps")
+                continue
+            relabel = src.relabels.get((trajectory["trajectory_id"], step["step_index"])) or {}
+            if relabel.get("duplicate_target"):
+                src.exclude("duplicate", "the relabel stage marked it a repeat of a query at the same spot on the "
+                            "same frame", subject, "steps")
+                continue
             reply, relabel_lineage, reason = _target(src, step, target, task["domain"])
             if reason:
                 src.exclude("relabel" if "relabel" in reason else "step", reason, subject, "steps")
                 continue
-            prompt = convert(rebuild(steps, i, context), steps[: i + 1], task["domain"], variant, target, source)
+            prompt = rebuild(steps, i, context)
+            if relabelled:
+                prompt = with_history(prompt, steps[:i],
+                                      lambda s, d=task["domain"]: history_reply(src, s, target, d))
+            prompt = convert(prompt, steps[: i + 1], task["domain"], variant, target, source)
             messages, images = trainer_messages(prompt)
             messages.append(text_message("assistant", reply))
+            key = row_key(messages, images)
+            if key in seen:
+                src.exclude("duplicate", f"the same prompt and target as {seen[key]}", subject, "steps")
+                continue
+            frame = step.get("image_sha256") or ""
+            if frame and (frame, _canonical(step["action"])) in acted:
+                src.exclude("duplicate", f"the same action on the same frame as {acted[frame, _canonical(step['action'])]}",
+                            subject, "steps")
+                continue
+            seen[key] = subject
+            if frame:
+                acted[frame, _canonical(step["action"])] = subject
             action = step["action"]
             rows.append(ExportRow(task["domain"], messages, images, {
                 **base, **relabel_lineage, "step_index": step["step_index"], "domain": task["domain"],
                 "variant": variant, "apps": list(task.get("apps") or []), "instruction": task["instruction"],
                 "action_type": action["type"], "image_width": step.get("image_width"),
                 "image_height": step.get("image_height"), "step_prompt_hash": step.get("prompt_hash"),
-                "image_sha256": images, "coords": target.coords, "action_format": target.action_format,
+                "image_sha256": list(images), "coords": target.coords, "action_format": target.action_format,
                 "context": "recorded" if context is None else json.dumps(context.model_dump()),
             }))
     return rows
 
 
-def rl_rows(src: Source, target: Target, world_json: dict[str, str]) -> list[ExportRow]:
-    """The RL pool as GRPO prompts: the step-0 prompt (system, task, s0's screenshot) plus
-    the task spec; ``task_json`` and ``world_json`` let the reward rebuild s0."""
+def rl_rows(src: Source, target: Target, world_json: dict[str, str], protocol: str = "tools") -> list[ExportRow]:
+    """The RL pool as GRPO prompts: the step-0 prompt (system in the trainer's ``protocol``
+    (``export.rl_prompt``), task, s0's screenshot) plus the task spec; ``task_json`` and
+    ``world_json`` let the reward rebuild s0."""
     rows = []
     for pool in src.rl_tasks:
         task_id = pool["task_id"]
@@ -122,6 +216,9 @@ def rl_rows(src: Source, target: Target, world_json: dict[str, str]) -> list[Exp
         task = json.loads(pool["task_json"] or "{}") or src.tasks.get(task_id, {})
         source = _source(src.first_harness.get(task_id, {}))
         prompt = convert(recorded(first), [first], pool["domain"], task.get("variant"), target, source)
+        frame = (first.get("image_width") or 0, first.get("image_height") or 0)
+        prompt = [{"role": "system", "parts": [rl_system(target, protocol, pool["domain"], task.get("variant"), frame)]}
+                  if m["role"] == "system" else m for m in prompt]
         messages, images = trainer_messages(prompt)
         rows.append(ExportRow(pool["domain"], messages, images, {
             "run_id": src.run_id, "task_id": task_id, "domain": pool["domain"], "variant": task.get("variant"),
@@ -131,7 +228,8 @@ def rl_rows(src: Source, target: Target, world_json: dict[str, str]) -> list[Exp
             "selected_reason": pool.get("selected_reason"), "max_steps": task.get("max_steps"),
             "task_json": pool["task_json"], "world_json": world_json.get(pool["world_id"] or ""),
             "image_width": first.get("image_width"), "image_height": first.get("image_height"),
-            "image_sha256": images, "coords": target.coords, "action_format": target.action_format,
+            "image_sha256": list(images), "coords": target.coords, "action_format": target.action_format,
+            "rl_protocol": protocol,
             # the frames the reward's and the environment's phone screens must match
             "phone_screenshots": src.first_harness.get(task_id, {}).get("phone_screenshots"),
         }))

@@ -14,8 +14,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from guiforge.errors import GuiforgeError
+from guiforge.export.budget import PIXEL_CONVENTIONS, Budget, fit_rows
+from guiforge.export.figures import export_figures
 from guiforge.export.formats import EXPORT_FORMATS, ExportJob
 from guiforge.export.rows import rl_rows, sft_rows
+from guiforge.export.select import assign_splits
 from guiforge.export.source import load_source, pick_run, read_images, task_world_json
 from guiforge.export.target import check_target
 from guiforge.harness.context import ContextPolicy
@@ -26,6 +29,29 @@ from guiforge.lake.writer import ShardCommit, commit_shard
 from guiforge.plugins import PluginError
 
 MARKER = ".guiforge-export"
+# The default context: the current screenshot, earlier steps as one line each (fits a trainer's
+# max_length; the recorded prompts carry up to 10 past screenshots)
+DEFAULT_CONTEXT = "summary:1"
+RL_PROTOCOLS = ("tools", "completion")
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """What an export keeps and how it shapes rows (the export stage's config, the CLI's options).
+
+    ``per_task``: SFT trajectories per task, the best first (None: every accepted one);
+    ``max_length``: tokens a row may reach in the trainer (TRL's SFTConfig default; None: no
+    fitting); ``min_image_tokens``: the least a screenshot may shrink to; ``validation`` and
+    ``test``: shares of worlds held out; ``rl_protocol``: how the RL prompts ask for actions,
+    ``tools`` (one ``act`` tool call a turn: TRL's multi-turn GRPO with GuiforgeEnv) or
+    ``completion`` (every action in one reply: TaskReward replays it)."""
+
+    per_task: int | None = 1
+    max_length: int | None = 1024
+    min_image_tokens: int = 256
+    validation: float = 0.05
+    test: float = 0.05
+    rl_protocol: str = "tools"
 
 
 @dataclass
@@ -45,8 +71,8 @@ class ExportResult:
 
 
 def parse_context(spec: str | None) -> ContextPolicy | None:
-    """``--context``: 'recorded' (default), a policy kind ('summary', 'full', 'last_k:3',
-    'window:10:2') or the policy as JSON."""
+    """``--context``: 'recorded', a policy kind ('summary', 'summary:1' (screenshots kept),
+    'full', 'last_k:3', 'window:10:2') or the policy as JSON."""
     if spec in (None, "", "recorded"):
         return None
     try:
@@ -56,6 +82,8 @@ def parse_context(spec: str | None) -> ContextPolicy | None:
         fields: dict[str, Any] = {"kind": kind}
         if kind == "last_k" and nums:
             fields["k"] = int(nums[0])
+        if kind == "summary" and nums:
+            fields["images"] = int(nums[0])
         if kind == "window" and nums:
             fields["window"] = int(nums[0])
             if len(nums) > 1:
@@ -65,14 +93,20 @@ def parse_context(spec: str | None) -> ContextPolicy | None:
         why = exc.errors()[0]["msg"]
     except ValueError as exc:  # a number that is not one
         why = str(exc)
-    raise GuiforgeError(f"--context: {spec!r} is not a context policy (recorded, full, summary, last_k:K, "
-                        f"window:K:O or JSON): {why}")
+    raise GuiforgeError(f"--context: {spec!r} is not a context policy (recorded, full, summary, summary:N, "
+                        f"last_k:K, window:K:O or JSON): {why}")
 
 
 def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "hf", coords: str | None = None,
-               context: str | None = None, action_format: str | None = None) -> ExportResult:
+               context: str | None = None, action_format: str | None = None,
+               options: ExportOptions | None = None) -> ExportResult:
     """``action_format`` and ``coords``: what the student writes (``export.target``); the
-    defaults are the harness's JSON on the 0-999 grid, or the format's own convention."""
+    defaults are the harness's JSON on the 0-999 grid, or the format's own convention.
+    ``context``: how prompts are built (default :data:`DEFAULT_CONTEXT`)."""
+    options = options or ExportOptions()
+    if options.rl_protocol not in RL_PROTOCOLS:
+        raise GuiforgeError(f"--rl-protocol: {options.rl_protocol!r} is not one of {', '.join(RL_PROTOCOLS)}")
+    context = DEFAULT_CONTEXT if context is None else context
     try:
         writer = EXPORT_FORMATS.get(fmt)
     except PluginError as exc:
@@ -84,27 +118,42 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
 
     verify_run(lake, pick_run(lake, run_id), "export")  # a damaged shard stops here, not as a wrong dataset
     src = load_source(lake, run_id)
-    sft = sft_rows(src, target, policy)
+    sft = sft_rows(src, target, policy, options.per_task)
     worlds = task_world_json(lake, src.run_id, {r["world_id"] for r in src.rl_tasks if r.get("world_id")})
-    rl = rl_rows(src, target, worlds)
+    rl = rl_rows(src, target, worlds, options.rl_protocol)
     images = read_images(lake, {sha for r in (*sft, *rl) for sha in r.images})
     missing = {sha for r in (*sft, *rl) for sha in r.images} - set(images)
     if missing:
         raise GuiforgeError(f"{lake.root}: images: {len(missing)} frame(s) the steps name are not in the images "
                             f"table (e.g. {sorted(missing)[0]}): run `guiforge lake check`")
+    # points in a frame's own pixels pin its size: such rows are not fitted (the card says so)
+    fitted = options.max_length if target.coords not in PIXEL_CONVENTIONS else None
+    if fitted is not None:
+        sft = fit_rows(sft, images, Budget(fitted, options.min_image_tokens), True,
+                       lambda r, why: src.exclude("budget", why, f"{r.columns['trajectory_id']}#{r.columns['step_index']}",
+                                                  "steps"))
+    if not sft and not rl:
+        reasons = Counter(e["reason"].split(":")[0] for e in src.exclusions).most_common(3)
+        raise GuiforgeError(f"{lake.root}: run {src.run_id}: nothing to export: no SFT row and no RL prompt "
+                            f"(left out: {'; '.join(f'{r} ({n})' for r, n in reasons) or 'nothing accepted'}); "
+                            "see `guiforge stats` for why")
+    split_of = assign_splits([r.columns.get("world_id") for r in (*sft, *rl)], options.validation, options.test)
+    for r in (*sft, *rl):
+        r.split = r.columns["split"] = split_of.get(r.columns.get("world_id"), "train")
     _fresh_folder(out)
 
     n_steps = sum(len(v) for v in src.steps.values()) or 1
     lake_steps = lake.read_table("steps", run_id=src.run_id, columns=["step_index"]).num_rows
     raw_per_step = sum(src.raw_bytes.values()) / max(lake_steps, 1)
-    figures: dict[str, Any] = {"raw_bytes_per_step": round(raw_per_step)}
-    job = ExportJob(out, src, sft, rl, images, coords, target, policy, figures)
+    figures: dict[str, Any] = {"raw_bytes_per_step": round(raw_per_step), **export_figures(sft, rl),
+                               "max_length": fitted, "rl_protocol": options.rl_protocol}
+    job = ExportJob(out, src, sft, rl, images, coords, target, policy, figures, options)
     kinds = [(kind, n, fmt) for kind, n in writer().write(job)]
     seconds = time.perf_counter() - started
     figures.update({"seconds": round(seconds, 3), "rows_per_s": round((len(sft) + len(rl)) / max(seconds, 1e-9), 1),
                     "steps_considered": n_steps, "excluded": len(src.exclusions)})
     created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    details = {"acceptance": src.acceptance, "context": context or "recorded", "action_format": target.action_format,
+    details = {"acceptance": src.acceptance, "context": context, "action_format": target.action_format,
                "figures": figures,
                "exclusions": dict(Counter(e["reason"] for e in src.exclusions).most_common(50))}
     exports = [{"export_id": "exp_" + fingerprint([src.run_id, str(out), kind, fmt, coords, target.action_format, context or "",
@@ -114,7 +163,7 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
                 "source_run": src.run_id, "created_at": created, "details_json": json.dumps(details)}
                for kind, n, f in kinds]
     return ExportResult(src.run_id, out, fmt, coords, len(sft), len(rl), src.acceptance, figures,
-                        context or "recorded", target.action_format, exports, src.exclusions)
+                        context, target.action_format, exports, src.exclusions)
 
 
 def _fresh_folder(out: Path) -> None:

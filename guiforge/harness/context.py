@@ -2,7 +2,7 @@
 
 - ``full``: every step with its screenshot.
 - ``last_k``: the last k steps with screenshots; older steps are dropped.
-- ``summary``: the last 3 screenshots; older steps as one-line summaries.
+- ``summary``: the last 3 screenshots (``images``); older steps as one-line summaries.
 - ``window``: overlapping windows of K steps that overlap by O; the steps before the window
   are summarised. The prompt's prefix changes only every K-O steps, so a server's KV cache
   for the prefix is reused by every step in between.
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 from guiforge.models.base import ImagePart, Message
 
@@ -25,12 +25,21 @@ class ContextPolicy(BaseModel):
     k: int = Field(default=3, ge=1, le=50, description="last_k: steps kept")
     window: int = Field(default=10, ge=2, le=100, description="window: K")
     overlap: int = Field(default=2, ge=0, le=99, description="window: O")
+    images: int | None = Field(default=None, ge=1, le=50,
+                               description="summary: screenshots shown, the current one included (default 3)")
 
     @model_validator(mode="after")
     def _overlap_below_window(self) -> ContextPolicy:
         if self.overlap >= self.window:
             raise ValueError("overlap must be smaller than window")
         return self
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler):
+        data = handler(self)
+        if data.get("images") is None:  # unset: dumps (and so fingerprints) as before the field existed
+            data.pop("images", None)
+        return data
 
 
 @dataclass
@@ -78,7 +87,7 @@ def build_messages(policy: ContextPolicy, system: str, instruction: str, history
     elif policy.kind == "last_k":
         first_full = max(0, step - policy.k)
     elif policy.kind == "summary":
-        first_full = max(0, step - 2)  # 2 past screenshots + the current one = 3
+        first_full = max(0, step - ((policy.images or 3) - 1))  # past screenshots + the current one
     else:
         first_full = window_start(step, policy.window, policy.overlap)
 

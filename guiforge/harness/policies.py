@@ -16,7 +16,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from guiforge.envs.actions import Action
 from guiforge.envs.base import Observation
-from guiforge.envs.kinds import is_touch
 from guiforge.harness.formats import ModelReply, ToolCall
 from guiforge.harness.parser import format_reply
 from guiforge.lake.fingerprint import fingerprint

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from guiforge.errors import GuiforgeError
-from guiforge.export import export_run
+from guiforge.export import ExportOptions, export_run
 from guiforge.export.source import READS
 from guiforge.export.target import check_target
 from guiforge.plugins import PluginRef
@@ -30,8 +30,19 @@ class ExportConfig(StageConfig):
                                         "pyautogui, module:Class)")
     coords: Literal["grid999", "grid1000", "pixels", "unit", "resized"] | None = Field(
         default=None, description="the student's coordinate convention; default: the action format's own")
-    context: str | None = Field(default=None, description="recorded prompts (None) or a context policy to rebuild "
-                                                          "them with: full, summary, last_k:K, window:K:O")
+    context: str | None = Field(default=None, description="how prompts are built: summary:1 (None: the current "
+                                                          "screenshot, earlier steps as lines), recorded, full, "
+                                                          "summary:N, last_k:K, window:K:O")
+    samples_per_task: int | None = Field(default=1, ge=1, description="SFT trajectories per task, the best "
+                                                                      "first (null: every accepted one)")
+    max_length: int | None = Field(default=1024, ge=64, description="tokens a row may reach in the trainer (TRL's "
+                                                                    "SFTConfig default); null: rows are not fitted")
+    min_image_tokens: int = Field(default=256, ge=1, description="the least a fitted screenshot shrinks to")
+    validation: float = Field(default=0.05, ge=0, le=0.5, description="share of worlds held out for validation")
+    test: float = Field(default=0.05, ge=0, le=0.5, description="share of worlds held out for test")
+    rl_protocol: Literal["tools", "completion"] = Field(
+        default="tools", description="RL prompts ask for one act tool call a turn (multi-turn GRPO, GuiforgeEnv) or "
+                                     "every action in one reply (TaskReward)")
     reads: list[str] = Field(default_factory=lambda: list(REQUIRED),
                              description="tables this stage waits for: add judgments, rl_tasks, relabels when the "
                                          "pipeline has the stages that write them")
@@ -71,12 +82,16 @@ class ExportStage(Stage):
         inputs = sorted({s.fingerprint for t in self.inputs() for s in ctx.input_shards(t, reader=self.name)})
         return [ShardPlan(key="export", params={"out": str(self.out_dir(ctx))}, inputs=inputs)]
 
+    def options(self) -> ExportOptions:
+        c = self.config
+        return ExportOptions(c.samples_per_task, c.max_length, c.min_image_tokens, c.validation, c.test, c.rl_protocol)
+
     def run(self, ctx, shard: ShardPlan):
         exports, exclusions = [], []
         for fmt in self.config.formats:
             result = export_run(ctx.lake, Path(shard.params["out"]) / fmt, run_id=ctx.run_id, fmt=fmt,
                                 coords=self.config.coords, context=self.config.context,
-                                action_format=self.config.action_format)
+                                action_format=self.config.action_format, options=self.options())
             exports += result.exports
             if not exclusions:  # every format reads the same rows: one set of exclusions
                 exclusions = result.exclusions

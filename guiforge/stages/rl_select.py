@@ -1,4 +1,4 @@
-"""rl_select: the RL task pool. Per task the success rate p over its k samples (samples
+"""rl_select: the RL task pool. Per task of rollouts' depth tier the success rate p over its k samples (samples
 that met a fault, or have no verdict, left out: guiforge.failures), mixed outcomes only, p inside a band around 0.5, then integer domain
 quotas summing to the budget, filled by closeness to 0.5 and skill diversity, with the
 fallback when a domain runs short. Every task left out is an exclusion with its reason.
@@ -16,7 +16,15 @@ from pydantic import Field, field_validator
 from guiforge.failures import valid_sample
 from guiforge.filters import apply_filters
 from guiforge.lake.exclusions import exclusion_row
-from guiforge.selection import Candidate, NoVariance, OutOfBand, TooFewValid, allocate, pick
+from guiforge.selection import (
+    Candidate,
+    NoVariance,
+    OutOfBand,
+    TooFewValid,
+    allocate,
+    measures_rate,
+    pick,
+)
 from guiforge.stages.base import ShardPlan, Stage, StageConfig
 
 
@@ -77,9 +85,11 @@ class RlSelectStage(Stage):
     def run(self, ctx, shard: ShardPlan):
         outcomes: dict[str, list[dict]] = {}
         for path in shard.params["trajectories"]:
-            for t in ctx.lake.read_shard(path, columns=["task_id", "success", "env_failure", "failure_kind",
-                                                        "score", "criteria_json"]).to_pylist():
-                outcomes.setdefault(t["task_id"], []).append(t)
+            table = ctx.lake.read_shard(path)
+            wanted = ("task_id", "success", "env_failure", "failure_kind", "score", "criteria_json", "tier")
+            for t in table.select([c for c in wanted if c in table.column_names]).to_pylist():
+                if measures_rate(t.get("tier")):  # breadth samples (one or two a task) measure no rate
+                    outcomes.setdefault(t["task_id"], []).append(t)
         tasks = {}
         for path in shard.params["tasks"]:
             tasks.update({r["task_id"]: r for r in ctx.lake.read_shard(path).to_pylist() if r["task_id"] in outcomes})

@@ -1,4 +1,9 @@
-"""rollouts: k teacher samples per task in the real environments, through the harness.
+"""rollouts: teacher samples of the gated tasks in the real environments, through the harness.
+
+Two tiers (``depth``): every task rolled out ``samples`` times for SFT breadth, and a
+domain-balanced subset of ``depth.tasks`` rolled out ``depth.samples`` times, whose success
+rate rl_select reads (each trajectory records its ``tier``). Without ``depth`` every task
+gets ``samples`` samples, all of the ``depth`` tier.
 
 The offline teacher is the scripted teacher (reference solution + seeded noise); with a
 teacher model configured, the same stage rolls out that model. Each trajectory records its
@@ -14,7 +19,7 @@ import random
 from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from guiforge.envs.base import EnvFailure
 from guiforge.failures import ENV_FAILURE, FAULT_KINDS
@@ -26,15 +31,28 @@ from guiforge.lake.blobs import ShardContent
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.models.base import Message
 from guiforge.models.base import prompt_hash as hash_messages
+from guiforge.selection import BREADTH, DEPTH
 from guiforge.stages.base import ShardPlan, Stage, StageConfig
 from guiforge.stages.shared import env_manager, task_world, world_index
 from guiforge.teacher.weaknesses import Weaknesses
 
 
+class DepthTier(BaseModel):
+    """The k-sample tier: a domain-balanced subset of the rolled-out tasks, sampled k times
+    so that rl_select can measure each task's success rate."""
+
+    model_config = ConfigDict(extra="forbid")
+    tasks: Annotated[int, Field(ge=1)] | Literal["all"] = Field(
+        default=48, description="tasks in the k-sample tier (the first of the domain-balanced order)")
+    samples: int = Field(default=8, ge=1, le=256, description="rollouts per task of this tier (k)")
+
+
 class RolloutsConfig(StageConfig):
-    samples: int = Field(default=8, ge=1, le=256, description="rollouts per task (k)")
+    samples: int = Field(default=8, ge=1, le=256, description="rollouts per task (the breadth tier's, with depth)")
     tasks: Annotated[int, Field(ge=1)] | Literal["all"] = Field(
         default=48, description="a domain-balanced sample of this many tasks, or all")
+    depth: DepthTier | None = Field(
+        default=None, description="the k-sample tier for RL selection; without it every task is of that tier")
     tasks_per_shard: int = Field(default=3, ge=1, le=1000)
     model_role: str = "teacher"
     context: ContextPolicy = Field(default_factory=ContextPolicy)
@@ -46,6 +64,21 @@ class RolloutsConfig(StageConfig):
     concurrency: int = Field(default=1, ge=1, le=32,
                              description="tasks of a shard rolled out at once (each in its own environment)")
     max_parse_retries: int = Field(default=2, ge=0, le=10)
+
+    @model_validator(mode="after")
+    def _depth_is_deeper(self) -> RolloutsConfig:
+        if self.depth is not None and self.depth.samples < self.samples:
+            raise ValueError(f"depth.samples ({self.depth.samples}) is below samples ({self.samples}): the k-sample "
+                             "tier's tasks are rolled out at least as often as the others")
+        return self
+
+    def tiers(self, chosen: list[dict]) -> list[tuple[dict, int, str]]:
+        """(task row, samples, tier) for each task of ``chosen`` (in the domain-balanced
+        order, whose every prefix is balanced too: the depth tier is its first tasks)."""
+        if self.depth is None:
+            return [(r, self.samples, DEPTH) for r in chosen]
+        n = len(chosen) if self.depth.tasks == "all" else self.depth.tasks
+        return [(r, self.depth.samples, DEPTH) if i < n else (r, self.samples, BREADTH) for i, r in enumerate(chosen)]
 
 
 def balanced_sample(rows: list[dict], n: int | None, seed: int) -> list[dict]:
@@ -105,13 +138,23 @@ class RolloutsStage(Stage):
                         for a, b, c, r in zip(*(t.column(x).to_pylist()
                                                 for x in ("task_id", "domain", "skill_id", "rubric_json")), strict=True))
         n = None if self.config.tasks == "all" else self.config.tasks
-        chosen = balanced_sample(rows, n, ctx.seed)
+        chosen = self.config.tiers(balanced_sample(rows, n, ctx.seed))
         inputs = [s.fingerprint for s in shards]
-        size = self.config.tasks_per_shard
-        return [ShardPlan(key=f"rollouts[{i}:{i + size}]",
-                          params={"tasks": [[r["task_id"], r["path"]] for r in chosen[i:i + size]],
-                                  **used_plugins(chosen[i:i + size])}, inputs=inputs)
-                for i in range(0, len(chosen), size)]
+        plans = []
+        for tier in (DEPTH, BREADTH):
+            mine = [(r, k) for r, k, t in chosen if t == tier]
+            if not mine:
+                continue
+            # shards of about the same work: a breadth shard holds as many episodes as a depth one
+            size = self.config.tasks_per_shard
+            if tier == BREADTH and self.config.depth is not None:
+                size = max(size, size * self.config.depth.samples // self.config.samples)
+            plans += [ShardPlan(key=f"rollouts[{tier}:{i}:{i + size}]" if self.config.depth else f"rollouts[{i}:{i + size}]",
+                                params={"tasks": [[r["task_id"], r["path"], k, tier] for r, k in mine[i:i + size]],
+                                        **used_plugins([r for r, _ in mine[i:i + size]])},
+                                inputs=inputs)
+                      for i in range(0, len(mine), size)]
+        return plans
 
     def policy_for(self, ctx, row: dict, sample: int):
         model = ctx.model(self.model_role)
@@ -145,10 +188,12 @@ class RolloutsStage(Stage):
         from guiforge.tasks.materialize import task_spec
 
         cache: dict[str, dict] = {}
-        for _, path in shard.params["tasks"]:
+        for _, path, *_ in shard.params["tasks"]:
             if path not in cache:
                 cache[path] = {r["task_id"]: r for r in ctx.lake.read_shard(path).to_pylist()}
-        rows = [cache[path][task_id] for task_id, path in shard.params["tasks"]]
+        rows = [cache[path][task_id] for task_id, path, *_ in shard.params["tasks"]]
+        # (samples, tier) per task; a plan from before the tiers: the stage's samples, depth
+        tiers = {p[0]: (p[2], p[3]) if len(p) > 2 else (self.config.samples, DEPTH) for p in shard.params["tasks"]}
 
         kinds = ctx.pipeline.kinds()  # the run's environment kinds, by domain
 
@@ -160,7 +205,7 @@ class RolloutsStage(Stage):
             wanted = env_spec(row["domain"], row["variant"], self.config.phone_screenshots, spec.presentation, kind)
             lease = None
             try:
-                for sample in range(self.config.samples):
+                for sample in range(tiers[row["task_id"]][0]):
                     policy = self.policy_for(ctx, row, sample)
                     if lease is not None and lease.broken:  # the next sample gets a new instance
                         lease.release()
@@ -210,6 +255,7 @@ class RolloutsStage(Stage):
                     "input_tokens": episode.input_tokens, "output_tokens": episode.output_tokens,
                     "error": episode.error,
                     "teacher_events_json": json.dumps(events) if events is not None else None,
+                    "tier": tiers[task_id][1],
                 })
                 for s in episode.steps:
                     sha = images.add_image(s.screenshot, s.image_format)[0] if s.screenshot else None
