@@ -3,8 +3,9 @@
 reward = sum(w_j * b_j) / sum(w_j); success = product of the required b_j. An infeasible
 task gets an extra required criterion: the agent must have reported ``infeasible``.
 
-A worker that crashes or runs past the deadline is killed and the rubric is scored again in
-a fresh worker; when that fails too, :class:`VerifierFailure` says so. A verifier that
+A worker that crashes or runs past the deadline (counted in its own time, guiforge.worktime:
+a loaded machine stretches it) is killed and the rubric is scored again in a fresh worker;
+when that fails too, :class:`VerifierFailure` says so. A verifier that
 failed gives no verdict: never success=false or score 0.
 """
 
@@ -21,6 +22,7 @@ from guiforge.faults import inject
 from guiforge.verify.contract import Criterion, FinalState, VerifierResult
 from guiforge.verify.registry import find_check
 from guiforge.verify.wire import READY, read_message, write_message
+from guiforge.worktime import WorkClock, wait_own
 
 INFEASIBLE_CRITERION = Criterion(
     id="reported_infeasible",
@@ -114,10 +116,11 @@ class VerifierPool:
                     self._discard()
                     return f"verifier worker did not start within {self.startup_s:.0f}s"
                 self._ready = proc.pid
+            clock = WorkClock(lambda: [proc.pid])  # the deadline counts the worker's own time
             write_message(proc.stdin, (rubric, state, feasible, fault))
-            ready, _, _ = select.select([proc.stdout], [], [], deadline)
-            if not ready:
+            if not wait_own(lambda timeout: bool(select.select([proc.stdout], [], [], timeout)[0]), deadline, clock):
                 self._discard()
+                # no wall time in the message: it becomes a row, and rows must not depend on load
                 return f"verifier timed out after {deadline:.1f}s"
             result = read_message(proc.stdout)
             if isinstance(result, VerifierResult):
