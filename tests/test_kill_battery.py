@@ -1,5 +1,5 @@
 """The kill battery (guiforge/batteries/kills.py): its moments cover every stage, and its
-CI variant (two SIGKILLs of `guiforge run`, the smoke pipeline's first stages) ends with
+CI variant (a SIGKILL and a SIGTERM of `guiforge run`, the smoke pipeline's first stages) ends with
 every table equal to an uninterrupted run's, no duplicate, no temporary file and no process
 of a killed run left. With --battery: three kills of a small pipeline with every stage on
 Prefect, and the full battery (20 kills of the smoke pipeline, `python bench/kill_battery.py`)."""
@@ -32,6 +32,9 @@ def test_moments_cover_every_stage_in_order_and_follow_the_seed():
     assert sum(m.stage == "rollouts" for m in moments) == max(sum(m.stage == s for m in moments) for s in STAGES)
     assert choose_moments(TIMELINE, 20, seed=7) == moments
     assert choose_moments(TIMELINE, 20, seed=8) != moments
+    terms = choose_moments(TIMELINE, 20, seed=7, term_share=0.25)
+    assert sum(m.signal == "SIGTERM" for m in terms) == 5 and {m.signal for m in moments} == {"SIGKILL"}
+    assert [(m.commits, m.after_cpu_s) for m in terms] == [(m.commits, m.after_cpu_s) for m in moments]
     few = choose_moments(TIMELINE, 3, seed=7)
     assert len(few) == 3 and len({m.stage for m in few}) == 3
 
@@ -46,8 +49,9 @@ def _battery(tmp_path, *args: str) -> dict:
 
 
 def test_two_kills_then_resume_give_the_uninterrupted_tables(tmp_path):
-    summary = _battery(tmp_path, "--size", "ci", "--kills", "2", "--executor", "local")
+    summary = _battery(tmp_path, "--size", "ci", "--kills", "2", "--term-share", "0.5", "--executor", "local")
     figures = summary["figures"]
+    assert figures["kills_by_signal"] == {"SIGKILL": 1, "SIGTERM": 1}  # the SIGTERMed run exited 143, one line
     assert figures["kills"] == 2 and figures["problems"] == [] and figures["processes_left"] == 0
     assert figures["tables_equal"] == figures["tables_compared"] == 3  # personas, worlds, skills
     assert summary["ratios"]["tables_identical"] == 1.0

@@ -1,6 +1,7 @@
 """The kill battery: ``guiforge run`` of the smoke pipeline SIGKILLed (its whole process
-group) at N seeded moments spread over every stage, rerun after each kill, and the last run
-let finish; then every table (and every exported dataset) must equal an uninterrupted run's,
+group) or SIGTERMed (its main process, as a scheduler does: it must exit 143 with one line)
+at N seeded moments spread over every stage, rerun after each kill, and the last run let
+finish; then every table (and every exported dataset) must equal an uninterrupted run's,
 row for row with image hashes (guiforge.batteries.tables), with no duplicate row, no
 temporary file left in the lake or the exports, and no process of any killed run (browser,
 LibreOffice, Prefect server, verifier worker) left alive.
@@ -73,6 +74,7 @@ class Moment:
     commits: int  # shards of the run committed before it
     after_cpu_s: float  # then this much more CPU time of the run's main process
     stage: str  # the stage the uninterrupted run was in at that point
+    signal: str = "SIGKILL"  # SIGKILL to the process group, or SIGTERM to the run (a scheduler's stop)
 
 
 @dataclass
@@ -84,10 +86,11 @@ class Timeline:
     total_cpu_s: float = 0.0
 
 
-def choose_moments(timeline: Timeline, n: int, seed: int) -> list[Moment]:
+def choose_moments(timeline: Timeline, n: int, seed: int, term_share: float = 0.0) -> list[Moment]:
     """``n`` moments over the run: every stage (a stretch of CPU time ending at its last
     commit) gets one, the rest go to stages by their CPU time; seeded places within each.
-    Fewer moments than stages: a seeded choice of stages, one each."""
+    Fewer moments than stages: a seeded choice of stages, one each. A seeded ``term_share``
+    of them are SIGTERMs, the rest SIGKILLs."""
     rng = random.Random(seed)
     order = list(dict.fromkeys(timeline.stages))
     ends = {s: max(t for st, t in zip(timeline.stages, timeline.cpu, strict=True) if st == s) for s in order}
@@ -114,7 +117,9 @@ def choose_moments(timeline: Timeline, n: int, seed: int) -> list[Moment]:
             done = sum(1 for t in timeline.cpu if t <= point)
             base = timeline.cpu[done - 1] if done else 0.0
             moments.append(Moment(done, round(point - base, 3), s))
-    return moments
+    terms = set(random.Random(f"{seed}-term").sample(range(len(moments)), round(term_share * len(moments))))
+    return [Moment(m.commits, m.after_cpu_s, m.stage, "SIGTERM") if i in terms else m
+            for i, m in enumerate(moments)]
 
 
 @dataclass
@@ -122,6 +127,7 @@ class Kill:
     moment: Moment
     commits: int  # committed when it landed
     left: list[str]  # processes of the killed run still alive afterwards
+    exit_code: int | None = None  # of a SIGTERMed run: 143 with one line (SIGKILL: -9)
 
 
 @dataclass
@@ -134,15 +140,19 @@ class KillResult:
 
     def summary(self, n: int) -> dict[str, Any]:
         by_stage: dict[str, int] = {}
+        by_signal: dict[str, int] = {}
+        for k in self.kills:
+            by_signal[k.moment.signal] = by_signal.get(k.moment.signal, 0) + 1
         for k in self.kills:
             by_stage[k.moment.stage] = by_stage.get(k.moment.stage, 0) + 1
         equal = sum(self.tables.values())
         return {"bench": "kill_battery",
                 "figures": {"kills": len(self.kills), "kills_asked": n, "kills_by_stage": by_stage,
+                            "kills_by_signal": by_signal,
                             "seconds": round(self.seconds, 1), "reference_seconds": round(self.reference_seconds, 1),
                             "tables_compared": len(self.tables), "tables_equal": equal,
                             "processes_left": sum(len(k.left) for k in self.kills),
-                            "moments": [[k.moment.stage, k.moment.commits, k.moment.after_cpu_s, k.commits]
+                            "moments": [[k.moment.stage, k.moment.signal, k.moment.commits, k.moment.after_cpu_s, k.commits]
                                         for k in self.kills],
                             "problems": self.problems[:20]},
                 "ratios": {"tables_identical": round(equal / len(self.tables), 4) if self.tables else None,
@@ -166,8 +176,11 @@ class Runner:
                                  str(self.lake), "--executor", self.executor], cwd=PROJECT_ROOT, env=self.env,
                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
+    def log(self) -> str:
+        return (self.workdir / f"run-{self.runs:02d}.log").read_text(errors="replace")
+
     def log_tail(self) -> str:
-        return (self.workdir / f"run-{self.runs:02d}.log").read_text(errors="replace")[-1500:]
+        return self.log()[-1500:]
 
     def commits(self) -> list[Path]:
         """Committed manifest entries of the run, oldest first."""
@@ -221,12 +234,11 @@ def run_until(runner: Runner, moment: Moment, timeout_s: float) -> tuple[Kill | 
                 mark = cpu_s(proc.pid)
             if mark is not None and (done > target or cpu_s(proc.pid) - mark >= moment.after_cpu_s):
                 watch.look()
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+                problem = _stop(proc, moment.signal, runner, timeout_s)
                 watch.stop()
                 left = survivors(watch.seen, runner.tag)
                 kill_all(left)
-                return Kill(moment, done, [f"{s.pid} {s.name}" for s in left]), None
+                return Kill(moment, done, [f"{s.pid} {s.name}" for s in left], proc.returncode), problem
             tick.wait(POLL_S)
         return None, f"run {runner.runs} ended (exit {proc.returncode}) before {moment}: {runner.log_tail()}"
     finally:
@@ -236,8 +248,31 @@ def run_until(runner: Runner, moment: Moment, timeout_s: float) -> tuple[Kill | 
         watch.stop()
 
 
+def _stop(proc: subprocess.Popen, signame: str, runner: Runner, timeout_s: float) -> str | None:
+    """SIGKILL the run's process group, or SIGTERM its main process and wait for it to stop
+    on its own: exit 143 with one last line "interrupted by SIGTERM ..." (what went wrong)."""
+    if signame == "SIGKILL":
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        return None
+    proc.send_signal(signal.SIGTERM)
+    try:
+        code = proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        return f"run {runner.runs} did not stop within {timeout_s:.0f}s of SIGTERM"
+    output = runner.log()
+    lines = [line for line in output.splitlines() if line.strip()]
+    if code == 0:  # it finished as the signal came: nothing was interrupted
+        return None
+    if code != 143 or not lines or not lines[-1].startswith("interrupted by SIGTERM") or "Traceback" in output:
+        return f"run {runner.runs} exited {code} on SIGTERM: {runner.log_tail()[-600:]}"
+    return None
+
+
 def run_battery(workdir: Path, kills: int = 20, seed: int = 7, size: str = "full", executor: str = "prefect",
-                run_timeout_s: float = 3600.0) -> KillResult:
+                run_timeout_s: float = 3600.0, term_share: float = 0.25) -> KillResult:
     """The uninterrupted reference, then the killed and resumed run; compare and check."""
     workdir.mkdir(parents=True, exist_ok=True)
     result = KillResult()
@@ -256,12 +291,13 @@ def run_battery(workdir: Path, kills: int = 20, seed: int = 7, size: str = "full
         return result
     started = time.monotonic()
     killed = runners["killed"]
-    for moment in choose_moments(timeline, kills, seed):
+    for moment in choose_moments(timeline, kills, seed, term_share):
         kill, problem = run_until(killed, moment, run_timeout_s)
+        if kill:
+            result.kills.append(kill)
         if problem:
             result.problems.append(problem)
             break
-        result.kills.append(kill)
         if kill.left:
             result.problems.append(f"kill {len(result.kills)} ({moment.stage}) left {kill.left}")
     _finish(killed, run_timeout_s, result)
