@@ -1,6 +1,6 @@
 """The kill battery: ``guiforge run`` of the smoke pipeline SIGKILLed (its process group) or
-SIGTERMed at
-N seeded moments spread over every stage, rerun after each kill, the last run to the end;
+SIGTERMed at N seeded moments spread over every stage, rerun after each kill, the last run to
+the end;
 then every table and exported dataset must equal an uninterrupted run's (content hashes over
 sorted rows, image hashes included, wall-clock columns left out), with no duplicate row, no
 temporary file and no browser, LibreOffice or Prefect process left.
