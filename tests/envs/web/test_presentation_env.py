@@ -13,8 +13,9 @@ from guiforge.envs import Action, EnvSpec
 from guiforge.envs.base import Observation
 from guiforge.gates.package_gate import PackageGate
 from guiforge.paths import SKILLS_DIR
+from guiforge.presentation import Presentation
 from guiforge.skills.check import sample_worlds
-from guiforge.skills.instantiate import bindings, render
+from guiforge.skills.instantiate import RECOVERY_STEPS, bindings, render, step_budget
 from guiforge.skills.loader import load_cards
 from guiforge.tasks.candidates import candidate_row
 from guiforge.tasks.materialize import task_spec
@@ -131,6 +132,25 @@ def run_reference(manager, spec, reference: dict, domain: str) -> tuple[list[str
             if result.done:
                 break
         return thoughts, seen, ids(lease.observe()), lease.evaluate().success
+
+
+def test_the_step_budget_pays_for_the_distractors_and_a_slip(manager, bound):
+    """What a task's budget is for, measured on the real page: under every distractor the
+    reference takes more steps than without any, no more than the distractors' share of the
+    budget, and still leaves the room for a slip noticed and undone."""
+    card, world, ctx = bound[0]
+    row = candidate_row(render(card, world, ctx, "web", None, 3))
+    reference = json.loads(row["reference_json"])
+    steps = {}
+    for name, distractors in (("plain", []), ("distracted", ALL)):
+        shown = Presentation.model_validate({"viewport": [1280, 720], "distractors": distractors})
+        spec = task_spec({**row, "presentation_json": json.dumps(shown.as_dict())}, world)
+        thoughts, _, _, success = run_reference(manager, spec, reference, "web")
+        assert success, name
+        steps[name] = len(thoughts)
+    assert steps["plain"] <= card.max_steps  # the card's own steps pay for the work
+    assert steps["plain"] < steps["distracted"] <= steps["plain"] + shown.extra_steps(), steps
+    assert steps["distracted"] + RECOVERY_STEPS <= step_budget(card.max_steps, shown), steps
 
 
 @pytest.mark.parametrize("domain", ["web", "mobile"])
