@@ -4,6 +4,8 @@ each behaviour can be provoked on purpose (the real adapters have their own test
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 
@@ -144,3 +146,66 @@ def test_instances_that_differ_only_in_look_share_the_family_cap():
         assert Counter.started == 4
         again.release()
         held.release()
+
+
+SPIN = ("import sys, time\n"
+        "need = float(sys.argv[1])\n"
+        "while need < 0 or time.process_time() < need:\n"
+        "    pass\n")
+
+
+class Worker(Environment):
+    """An adapter whose step waits on a child process that needs ``amount`` CPU seconds
+    (for ever when negative, in the action's text): the work a browser or LibreOffice does for a step."""
+
+    domain = "web"
+
+    def start(self) -> None:
+        self.child: subprocess.Popen | None = None
+        self.walls: list[float] = []
+
+    def processes(self) -> list[int]:
+        child = self.child
+        return [child.pid] if child is not None else []
+
+    def reset(self, task: TaskSpec) -> Observation:
+        return Observation(text="ready")
+
+    def observe(self) -> Observation:
+        return Observation(text="ready")
+
+    def step(self, action: Action) -> StepResult:
+        started = time.monotonic()
+        self.child = subprocess.Popen([sys.executable, "-c", SPIN, action.text or "0"])
+        try:
+            self.child.wait()
+        finally:
+            self.walls.append(time.monotonic() - started)
+        return StepResult(self.observe(), feedback="done")
+
+    def final_state(self) -> FinalState:
+        return FinalState(apps={})
+
+    def close(self) -> None:
+        if self.child is not None and self.child.poll() is None:
+            self.child.kill()
+            self.child.wait()
+
+    kill = close  # the manager's hard stop, from another thread
+
+
+def test_a_deadline_counts_the_works_own_time_so_load_only_stretches_it(oversubscribed_cores):
+    """A step that needs 1 s of a CPU, on cores oversubscribed by busy processes, takes
+    longer than its 2 s deadline in wall time; counted in its own time (wall time less its
+    wait for a CPU) it is well within, so it is a step, not an env_failure. A step that spins
+    for ever still ends at its deadline of own time (the spinning child is killed with the
+    instance)."""
+    with EnvManager({"web": Worker}, Deadlines(step_s=2.0)) as manager, manager.acquire(SPEC) as lease:
+        lease.reset(TASK)
+        assert lease.step(Action(type="wait", text="1.0")).feedback == "done"
+        wall = lease.env.walls[-1]
+        assert wall > 2.0, f"the load did not slow the step past its deadline ({wall:.1f}s): this proves nothing"
+    with EnvManager({"web": Worker}, Deadlines(step_s=0.5)) as manager, manager.acquire(SPEC) as lease:
+        lease.reset(TASK)
+        with pytest.raises(EnvFailure, match=r"exceeded its 0\.5s deadline \(of its own time"):
+            lease.step(Action(type="wait", text="-1"))

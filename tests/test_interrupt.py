@@ -6,8 +6,6 @@ a scheduler or `timeout` sends) does the same with exit 143, on Prefect and loca
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import signal
 import subprocess
@@ -18,6 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from guiforge.batteries.tables import digests
 from guiforge.lake import Lake
 from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.runner import run_pipeline
@@ -47,36 +46,6 @@ STABLE = {
 def tables(lake: Lake) -> dict[str, list]:
     return {t: sorted(tuple(str(r[c]) for c in cols) for r in lake.read_table(t).to_pylist())
             for t, cols in STABLE.items()}
-
-
-WALL_CLOCK = {"run_id", "latency_s", "wall_s", "created_at"}  # columns that measure time, not content
-
-
-def _timeless(value):
-    """A JSON column's value less its timings (the package gate records its seconds)."""
-    if isinstance(value, str) and value[:1] in "{[":
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return value
-    if isinstance(value, dict):
-        return {k: _timeless(v) for k, v in value.items() if k != "seconds"}
-    if isinstance(value, list):
-        return [_timeless(v) for v in value]
-    return value
-
-
-def digests(lake: Lake) -> dict[str, str]:
-    """Every table's content hash over its sorted rows, wall-clock columns left out. Content
-    tables (images, blobs) count each hash once: two shards in flight may both store one."""
-    out = {}
-    for table in lake.tables():
-        rows = [json.dumps({k: _timeless(v) for k, v in r.items() if k not in WALL_CLOCK}, sort_keys=True,
-                           default=str) for r in lake.read_table(table).to_pylist()]
-        if table in ("images", "blobs"):
-            rows = list(set(rows))
-        out[table] = f"{len(rows)} rows " + hashlib.sha256("\n".join(sorted(rows)).encode()).hexdigest()[:16]
-    return out
 
 
 @pytest.fixture(scope="module")

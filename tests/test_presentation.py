@@ -120,12 +120,3 @@ def test_a_harder_variant_is_smaller_denser_and_shows_every_distractor():
         assert hard.theme.density == "compact"
         assert sorted(d.kind for d in hard.distractors) == sorted(KINDS.get(domain, ()))
         assert hard == harder_presentation(domain, "tsk_x", 7)  # seeded, like every presentation
-
-
-def test_a_tasks_step_budget_pays_for_its_distractors_and_a_slip():
-    from guiforge.skills.instantiate import RECOVERY_STEPS, step_budget
-
-    for task_id in ("tsk_a", "tsk_b", "tsk_c", "tsk_d", "tsk_e"):
-        shown = sample_presentation("mobile", task_id, 7)
-        assert step_budget(8, shown) == 8 + 2 * len(shown.distractors) + RECOVERY_STEPS
-    assert step_budget(8, sample_presentation("tools", "tsk_a", 7)) == 8 + RECOVERY_STEPS  # nothing drawn

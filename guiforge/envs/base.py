@@ -134,6 +134,12 @@ class Environment(ABC):
     def healthy(self) -> bool:
         return True
 
+    def processes(self) -> list[int]:
+        """The pids of the processes this instance's operations wait on (a browser, an X
+        server, LibreOffice): the manager counts their wait for a CPU out of its deadlines
+        (guiforge.worktime), with every process below them. Called from other threads."""
+        return []
+
     def finish(self, action: Action) -> StepResult:
         """Shared handling of ``answer`` / ``terminate``: they end the episode."""
         if action.type == "answer":

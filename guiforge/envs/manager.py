@@ -1,7 +1,10 @@
 """The environment manager: leases, deadlines, a warm pool, crash replacement.
 
 Each instance lives on its own actor thread (Playwright's sync API and X clients are bound
-to the thread that made them), so every operation can be waited on with a deadline. An
+to the thread that made them), so every operation can be waited on with a deadline. A
+deadline is counted in the awaited work's own time (guiforge.worktime: wall time less what
+the actor thread and the instance's processes spent waiting for a CPU), so a loaded machine
+stretches it instead of failing work it only slowed down. An
 operation past its deadline or an adapter crash raises :class:`EnvFailure`; the instance is
 killed and the pool replaces it on the next acquire (an instance that dies while starting is
 replaced at once, once). Nothing is evaluated on an instance that is no longer healthy. A
@@ -18,8 +21,8 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -39,9 +42,14 @@ from guiforge.envs.kinds import kind_for
 from guiforge.faults import Injection, inject
 from guiforge.faults import envs as env_faults
 from guiforge.verify.runner import VerifierPool
+from guiforge.worktime import WorkClock, wait_own
 
 T = TypeVar("T")
 Factory = Callable[[EnvSpec], Environment]
+
+
+def _finished(future: Future, timeout: float) -> bool:
+    return bool(wait_futures([future], timeout=timeout).done)
 
 
 def _family(pool_key: tuple) -> tuple:
@@ -51,6 +59,9 @@ def _family(pool_key: tuple) -> tuple:
 
 @dataclass
 class Deadlines:
+    """Each operation's deadline in seconds of the awaited work's own time (see the module);
+    the lease's time to live is wall time."""
+
     start_s: float = 60.0
     reset_s: float = 30.0
     observe_s: float = 10.0
@@ -66,18 +77,31 @@ class _Instance:
     broken: bool = False
     uses: int = 0
     released: threading.Event = field(default_factory=threading.Event)  # set once destroyed
+    thread: int = 0  # the actor thread's native id: its wait for a CPU counts in deadlines
+
+    def __post_init__(self) -> None:
+        self.thread = self.actor.submit(threading.get_native_id).result()
+
+    def processes(self) -> list[int]:
+        """The instance's processes (what its operations wait on besides the actor thread)."""
+        try:
+            return list(self.env.processes())
+        except Exception:  # a half-started or dying adapter: only the actor thread counts
+            return []
 
     def call(self, fn: Callable[[], T], deadline_s: float, what: str, injection: Injection | None = None,
              check_health: bool = False) -> T:
         if self.broken:
             raise EnvFailure(f"{what}: instance is broken")
         note = f" [{injection.describe()}]" if injection else ""
+        clock = WorkClock(self.processes, [self.thread])
         future = self.actor.submit(self._faulty(fn, injection) if injection else fn)
-        try:
-            result = future.result(timeout=deadline_s)
-        except FutureTimeout:
+        if not wait_own(lambda timeout: _finished(future, timeout), deadline_s, clock):
             self.broken = True
-            raise EnvFailure(f"{what} exceeded its {deadline_s:.1f}s deadline{note}") from None
+            # no wall time in the message: it becomes a row, and rows must not depend on load
+            raise EnvFailure(f"{what} exceeded its {deadline_s:.1f}s deadline (of its own time){note}")
+        try:
+            result = future.result()
         except EnvFailure as exc:
             self.broken = True
             raise EnvFailure(f"{exc}{note}") from exc

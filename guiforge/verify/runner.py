@@ -4,8 +4,9 @@ separate process with a deadline; scoring itself is guiforge.verify.scoring.
 The worker imports the checks installed under ``guiforge.checks`` and the ones the run
 declares (``checks:`` in the pipeline file, ``module:Name``), which it is told here.
 
-A worker that crashes or runs past the deadline is killed and the rubric is scored again in
-a fresh worker; when that fails too, :class:`VerifierFailure` says so. A verifier that
+A worker that crashes or runs past the deadline (counted in its own time, guiforge.worktime:
+a loaded machine stretches it) is killed and the rubric is scored again in a fresh worker;
+when that fails too, :class:`VerifierFailure` says so. A verifier that
 failed gives no verdict: never success=false or score 0.
 """
 
@@ -22,6 +23,7 @@ from guiforge.faults import inject
 from guiforge.verify.contract import Criterion, FinalState, VerifierResult
 from guiforge.verify.scoring import INFEASIBLE_CRITERION, score_rubric  # noqa: F401 - the runner's API
 from guiforge.verify.wire import READY, read_message, write_message
+from guiforge.worktime import WorkClock, wait_own
 
 
 class VerifierFailure(Fault):
@@ -88,10 +90,11 @@ class VerifierPool:
                     self._discard()
                     return f"verifier worker did not start within {self.startup_s:.0f}s"
                 self._ready = proc.pid
+            clock = WorkClock(lambda: [proc.pid])  # the deadline counts the worker's own time
             write_message(proc.stdin, request)
-            ready, _, _ = select.select([proc.stdout], [], [], deadline)
-            if not ready:
+            if not wait_own(lambda timeout: bool(select.select([proc.stdout], [], [], timeout)[0]), deadline, clock):
                 self._discard()
+                # no wall time in the message: it becomes a row, and rows must not depend on load
                 return f"verifier timed out after {deadline:.1f}s"
             result = read_message(proc.stdout)
             if isinstance(result, VerifierResult):

@@ -172,6 +172,13 @@ class DesktopEnv(Environment):
             # anything the last episode left running (nohup, setsid); not the next LibreOffice
             self.sandbox.kill_all(keep=self.office.spare_pids if self.office else None)
 
+    def processes(self) -> list[int]:
+        """Xvfb, and bwrap's process of the episode's LibreOffice and shell (what runs in
+        them is below it)."""
+        procs = [getattr(self.x, "_proc", None),
+                 *(getattr(getattr(owner, "_box", None), "proc", None) for owner in (self.office, self.shell))]
+        return [p.pid for p in procs if p is not None]
+
     def healthy(self) -> bool:
         if self.sandbox is None:
             return False

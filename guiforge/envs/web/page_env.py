@@ -151,6 +151,11 @@ class PageEnv(PageActions, Environment):
         if self.session is not None:
             self.session.kill()
 
+    def processes(self) -> list[int]:
+        """Chromium (its renderers are below it) and Playwright's driver."""
+        s = self.session
+        return [] if s is None else [*s.pids, *([s.driver_pid] if s.driver_pid else [])]
+
     def healthy(self) -> bool:
         s = self.session
         if s is None or not s.alive() or not s.browser.is_connected() or s.page.is_closed():

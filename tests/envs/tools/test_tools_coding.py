@@ -148,7 +148,6 @@ def test_deadline_kills_the_program_and_its_children(ctx: ToolContext):
     )
     needle = f"sleep\x00{marker}"
     result: list[dict] = []
-    started = time.monotonic()
     runner = threading.Thread(target=lambda: result.append(ok(ctx, "coding_tool", code=code, timeout_s=2)))
     runner.start()
     seen = False
@@ -159,7 +158,6 @@ def test_deadline_kills_the_program_and_its_children(ctx: ToolContext):
     assert seen, "the sandboxed child never showed up: this test would prove nothing"
     r = result[0]
     assert r["timed_out"] is True and r["exit_code"] is None and r["stdout"] == "spawned\n"
-    assert time.monotonic() - started < 6
     deadline = time.monotonic() + 3
     while _processes_with(needle) and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from docx import Document
 from reportlab.pdfgen import canvas
 from tools_helpers import ok, run
@@ -57,10 +55,8 @@ def test_regex_find(ctx: ToolContext):
 
 
 def test_catastrophic_pattern_times_out_as_an_error(ctx: ToolContext):
-    started = time.monotonic()
-    r = run(ctx, "regex_find", pattern=r"(a|aa)+$", text="a" * 40 + "b")
+    r = run(ctx, "regex_find", pattern=r"(a|aa)+$", text="a" * 40 + "b")  # 2^40 steps without the deadline
     assert not r.ok and "simplify it" in r.error
-    assert time.monotonic() - started < 6
 
 
 def test_replace_in_file(ctx: ToolContext):

@@ -13,8 +13,9 @@ from guiforge.envs import Action, EnvSpec
 from guiforge.envs.base import Observation
 from guiforge.gates.package_gate import PackageGate
 from guiforge.paths import SKILLS_DIR
+from guiforge.presentation import Presentation
 from guiforge.skills.check import sample_worlds
-from guiforge.skills.instantiate import bindings, render
+from guiforge.skills.instantiate import RECOVERY_STEPS, bindings, render, step_budget
 from guiforge.skills.loader import load_cards
 from guiforge.tasks.candidates import candidate_row
 from guiforge.tasks.materialize import task_spec
@@ -115,6 +116,43 @@ def test_references_pass_the_package_gate_under_every_distractor(manager, bound,
             assert lease.evaluate().success, card.id
 
 
+def run_reference(manager, spec, reference: dict, domain: str) -> tuple[list[str], set[str], set[str], bool]:
+    """The reference solution stepped by hand: (its thoughts, the element ids of every frame
+    on the way, those of the last frame, whether the task succeeded): enough to tell that a
+    distractor came up and was gone at the end."""
+    with manager.acquire(EnvSpec(domain=domain)) as lease:
+        obs = lease.reset(spec)
+        program, thoughts, seen = ReferenceProgram(reference, domain), [], ids(obs)
+        while (plan := program.send(obs)) is not None:
+            thoughts.append(plan.thought)
+            result = lease.step(plan.action)
+            assert result.error is None, (plan.action, result.error)
+            obs = result.observation
+            seen |= ids(obs)
+            if result.done:
+                break
+        return thoughts, seen, ids(lease.observe()), lease.evaluate().success
+
+
+def test_the_step_budget_pays_for_the_distractors_and_a_slip(manager, bound):
+    """What a task's budget is for, measured on the real page: under every distractor the
+    reference takes more steps than without any, no more than the distractors' share of the
+    budget, and still leaves the room for a slip noticed and undone."""
+    card, world, ctx = bound[0]
+    row = candidate_row(render(card, world, ctx, "web", None, 3))
+    reference = json.loads(row["reference_json"])
+    steps = {}
+    for name, distractors in (("plain", []), ("distracted", ALL)):
+        shown = Presentation.model_validate({"viewport": [1280, 720], "distractors": distractors})
+        spec = task_spec({**row, "presentation_json": json.dumps(shown.as_dict())}, world)
+        thoughts, _, _, success = run_reference(manager, spec, reference, "web")
+        assert success, name
+        steps[name] = len(thoughts)
+    assert steps["plain"] <= card.max_steps  # the card's own steps pay for the work
+    assert steps["plain"] < steps["distracted"] <= steps["plain"] + shown.extra_steps(), steps
+    assert steps["distracted"] + RECOVERY_STEPS <= step_budget(card.max_steps, shown), steps
+
+
 @pytest.mark.parametrize("domain", ["web", "mobile"])
 def test_a_pop_up_between_a_click_and_the_typing_hands_the_focus_back(manager, domain):
     """notes.append_line clicks into the note body, then presses keys and types with no
@@ -124,8 +162,11 @@ def test_a_pop_up_between_a_click_and_the_typing_hands_the_focus_back(manager, d
     presentation = {"viewport": [1280, 720] if domain == "web" else [360, 760],
                     "distractors": [{"kind": "dialog", "variant": 0, "after_clicks": 2}]}
     row = {**candidate_row(render(card, world, ctx, domain, None, 3)), "presentation_json": json.dumps(presentation)}
-    verdict = PackageGate(manager).check(task_spec(row, world), json.loads(row["reference_json"]))
-    assert verdict.passed, verdict.reason
+    thoughts, seen, last, success = run_reference(manager, task_spec(row, world), json.loads(row["reference_json"]),
+                                                  domain)
+    assert "gf-dialog-dismiss" in seen and "gf-dialog-dismiss" not in last  # it came up, and was closed
+    assert any(t.startswith("A pop-up asking") for t in thoughts), thoughts
+    assert success
 
 
 def test_a_notification_over_the_field_a_click_focused_is_dismissed(manager):
@@ -136,8 +177,10 @@ def test_a_notification_over_the_field_a_click_focused_is_dismissed(manager):
     world, ctx = next((w, c) for w in sample_worlds(6) for c in bindings(card, w)[:1])
     presentation = {"viewport": [390, 750], "distractors": [{"kind": "toast", "variant": 0, "after_clicks": 1}]}
     row = {**candidate_row(render(card, world, ctx, "mobile", None, 3)), "presentation_json": json.dumps(presentation)}
-    verdict = PackageGate(manager).check(task_spec(row, world), json.loads(row["reference_json"]))
-    assert verdict.passed, verdict.reason
+    _, seen, last, success = run_reference(manager, task_spec(row, world), json.loads(row["reference_json"]),
+                                           "mobile")
+    assert "gf-toast-close" in seen and "gf-toast-close" not in last  # it came up, and was dismissed
+    assert success
 
 
 def test_resizes_with_no_screenshot_between_them_leave_no_frame_pending(direct_web, world):

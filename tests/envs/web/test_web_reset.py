@@ -4,8 +4,6 @@ cookies, focus, open dialogs and dropdowns, back history); action errors are fee
 from __future__ import annotations
 
 import json
-import statistics
-import time
 from concurrent.futures import ThreadPoolExecutor
 from io import BytesIO
 
@@ -107,28 +105,29 @@ def test_observation_geometry_matches_the_grid(direct_web, seeded):
     assert compose["label"] == "Compose"
 
 
-def test_reset_is_fast_and_jpeg_works(seeded):
-    def body() -> tuple[object, list[float]]:
+def test_reset_reuses_the_page_and_jpeg_works(seeded):
+    """A reset loads the task's state into the page that is already there: no new context, no
+    new page, no reload (what made resets several times slower); its speed is measured by
+    bench/web_env.py, not asserted here."""
+    def body() -> tuple[object, bool, object]:
         env = WebEnv(EnvSpec(domain="web"), image_format="jpeg")
         env.start()
         try:
             env.reset(seeded)
-            times = []
-            for _ in range(10):
-                t0 = time.perf_counter()
+            page, context = env.s.page, env.s.page.context
+            page.evaluate("window.__keptAcrossResets = 1")  # a reload or a new page would lose it
+            for _ in range(3):
                 obs = env.reset(seeded)
-                times.append(time.perf_counter() - t0)
-            return obs, times
+            same = env.s.page is page and env.s.page.context is context and len(context.pages) == 1
+            return obs, same, page.evaluate("window.__keptAcrossResets")
         finally:
             env.close()
 
     # Playwright's sync API allows one instance per thread; direct_web holds this one.
     with ThreadPoolExecutor(1) as pool:
-        obs, times = pool.submit(body).result()
+        obs, same, kept = pool.submit(body).result()
     assert obs.format == "jpeg" and obs.screenshot[:2] == b"\xff\xd8"
-    # generous: the 0.1 s target is measured by bench/web_env.py; this catches a reset that
-    # recreates contexts or reloads the page (several times slower)
-    assert statistics.median(times) < 0.5, times
+    assert same and kept == 1
 
 
 class _Local:
