@@ -9,7 +9,7 @@ from rich.console import Console
 
 from guiforge.errors import GuiforgeError
 
-lake_app = typer.Typer(help="Check a lake's files against its manifests; collect unused files.",
+lake_app = typer.Typer(help="Check a lake's files against its manifests; collect unused files; merge small files.",
                        no_args_is_help=True)
 out = Console()
 LakeOpt = Annotated[str | None, typer.Option("--lake", help="lake root: a path or any fsspec URI (s3://...)")]
@@ -79,3 +79,36 @@ def gc(lake: LakeOpt = None,
               "referenced content file(s)", highlight=False, soft_wrap=True)
     for path in result.deleted[:50]:
         out.print(f"  {verb}: {the_lake.relative(path)}", highlight=False, soft_wrap=True)
+
+
+@lake_app.command("compact")
+def compact(lake: LakeOpt = None,
+            run_id: Annotated[str | None, typer.Option("--run-id", help="one run (default: every run)")] = None,
+            table: Annotated[list[str] | None, typer.Option("--table", help="only these tables (repeat)")] = None,
+            min_files: Annotated[int, typer.Option("--min-files", min=2,
+                                                   help="merge a run's table only from this many small files")] = 8,
+            dry_run: Annotated[bool, typer.Option("--dry-run", help="list what would merge, change nothing")] = False
+            ) -> None:
+    """Merge the small shard files of each run's tables into a few large files (queries pay
+    per file). Stage entries keep their fingerprints: a resumed run skips them and reads their
+    rows from the merged files; runs being written are left alone."""
+    # heavy: numpy, imported when this runs
+    from guiforge.lake.check import require_lake
+    from guiforge.lake.compact import compact_lake
+
+    the_lake = _lake(lake)
+    require_lake(the_lake)
+    try:
+        result = compact_lake(the_lake, run_id, table or None, min_files, dry_run)
+    except PermissionError as exc:
+        raise GuiforgeError(f"lake {the_lake.uri}: cannot write {exc.filename}: {exc.strerror}") from None
+    out.print(result.line(dry_run), highlight=False, soft_wrap=True)
+    for path in result.merged[:50]:
+        out.print(f"  {'would write' if dry_run else 'wrote'}: {path}", highlight=False, soft_wrap=True)
+    for why in result.skipped:
+        out.print(f"  skipped: {why}", highlight=False, soft_wrap=True)
+    if result.merged and not dry_run:
+        # heavy: duckdb, imported when this runs
+        from guiforge.catalog import write_catalog
+
+        write_catalog(the_lake)

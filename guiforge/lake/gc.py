@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from guiforge.errors import GuiforgeError
 from guiforge.lake.blobs import CONTENT_TABLES
+from guiforge.lake.compact import drop_merged
 from guiforge.lake.lock import live_runs
 from guiforge.lake.manifests import DamagedManifest, Entry, all_entries, claimed_files
 from guiforge.lake.store import Lake
@@ -100,6 +101,8 @@ def delete_entries(lake: Lake, doomed: list[Entry | dict], dry_run: bool = False
     doomed_entries = [e if isinstance(e, Entry) else Entry(
         e["run_id"], e["stage"], lake.manifest_path(e["run_id"], e["stage"], e["fingerprint"]), e) for e in doomed]
     doomed_manifests = {e.manifest for e in doomed_entries}
+    if not dry_run:
+        drop_merged(lake, doomed_entries)  # rows of theirs that compaction merged go too
     result = Deletion()
     keep_files: set[str] = set()
     # A manifest that does not read could name any file: then nothing is deleted (it raises).
@@ -115,8 +118,8 @@ def delete_entries(lake: Lake, doomed: list[Entry | dict], dry_run: bool = False
                 if table in e.files():
                     needed -= _readable_hashes(lake, lake.resolve(e.files()[table]))
             for e in mine:
-                if lake.resolve(e.files()[table]) in protected:
-                    continue
+                if lake.resolve(e.files()[table]) in protected or not lake.exists(lake.resolve(e.files()[table])):
+                    continue  # another entry's file, or merged (content stays in the merged file)
                 if needed & _readable_hashes(lake, lake.resolve(e.files()[table])):
                     keep_files.add(lake.resolve(e.files()[table]))
                     result.kept.append(_keep(lake, e, table, dry_run))

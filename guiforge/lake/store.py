@@ -36,6 +36,7 @@ from guiforge.lake.tables import table_spec
 
 MANIFEST_DIR = "_manifest"
 TMP_MARK = ".tmp-"
+COMPACT_STAGE = "_compact"  # entries of merged files (guiforge.lake.compact)
 
 
 def _below_root(path: str) -> str:
@@ -111,6 +112,7 @@ class Lake:
         self.is_local = self.protocol in ("file", "local")
         if self.is_local:
             self.root = os.path.abspath(self.root)
+        self._merges: dict[str, dict[str, tuple[str, int, int]]] = {}  # run -> small path -> where merged
 
     def __repr__(self) -> str:
         return f"Lake({self.uri!r})"
@@ -263,10 +265,44 @@ class Lake:
 
     def footer_rows(self, path: str) -> int:
         """The row count a shard's Parquet footer records (reads the footer only)."""
-        with self.fs.open(self.resolve(path), "rb") as fh:
-            return pq.ParquetFile(fh).metadata.num_rows
+        try:
+            with self.fs.open(self.resolve(path), "rb") as fh:
+                return pq.ParquetFile(fh).metadata.num_rows
+        except FileNotFoundError:
+            merged = self.merged_into(path)
+            if merged is None:
+                raise
+            return merged[2]
 
     def read_shard(self, path: str, columns: list[str] | None = None) -> pa.Table:
-        """One shard file; ``path`` as recorded (relative to the root, or an old absolute one)."""
-        with self.fs.open(self.resolve(path), "rb") as fh:
-            return pq.read_table(fh, columns=columns)
+        """One shard file; ``path`` as recorded (relative to the root, or an old absolute one).
+        A shard merged by ``guiforge lake compact`` is read from its rows in the merged file."""
+        try:
+            with self.fs.open(self.resolve(path), "rb") as fh:
+                return pq.read_table(fh, columns=columns)
+        except FileNotFoundError:
+            merged = self.merged_into(path)
+            if merged is None:
+                raise
+        with self.fs.open(self.resolve(merged[0]), "rb") as fh:
+            return pq.read_table(fh, columns=columns).slice(merged[1], merged[2])
+
+    def merged_into(self, path: str) -> tuple[str, int, int] | None:
+        """(merged file, offset, rows) of a shard file compaction merged; None if it was not."""
+        rel = self.relative(path)
+        run = next((part[4:] for part in rel.split("/") if part.startswith("run=")), None)
+        if run is None:
+            return None
+        if rel not in self._merges.get(run, {}):
+            self.forget_merges(run)  # merged since it was read
+            index: dict[str, tuple[str, int, int]] = {}
+            for entry in self.manifest_entries(run, COMPACT_STAGE):
+                table = entry.get("compacted_table")
+                target = (entry["outputs"].get(table) or {}).get("path")
+                for small, (offset, rows) in (entry.get("compacted") or {}).items() if target else ():
+                    index[small] = (target, int(offset), int(rows))
+            self._merges[run] = index
+        return self._merges[run].get(rel)
+
+    def forget_merges(self, run_id: str) -> None:
+        self._merges.pop(run_id, None)

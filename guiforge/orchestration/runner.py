@@ -22,6 +22,7 @@ from typing import Literal
 from guiforge import shutdown
 from guiforge.errors import GuiforgeError
 from guiforge.lake.check import verify_run
+from guiforge.lake.compact import AUTO_MIN_FILES, compact_run
 from guiforge.lake.gc import remove_run
 from guiforge.lake.lock import RunLock
 from guiforge.lake.manifests import all_entries
@@ -77,6 +78,8 @@ def locked_run(lake: Lake, pipeline: Pipeline, fresh: bool = False) -> Iterator[
         record_run(lake, pipeline)  # provenance: what the viewer, stats and report show in their header
         yield
         if not shutdown.requested():
+            # a run that left many small files of a table merges them (queries pay per file)
+            compact_run(lake, pipeline.run_id, min_files=AUTO_MIN_FILES, locked=True)
             # heavy: duckdb, imported when this runs
             from guiforge.catalog import write_catalog
 
