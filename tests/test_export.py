@@ -618,7 +618,7 @@ def test_card_token_counts_match_the_real_processors(hf_export):
 REWARD_IN_TRAINER_VENV = r"""
 import json, sys
 from guiforge.rl import TaskReward
-row, completion = json.loads(sys.argv[1]), sys.argv[2]
+row, completion = json.loads(open(sys.argv[1]).read()), sys.argv[2]
 columns = {k: [v] * 2 for k, v in row.items()}
 completions = [[{"role": "assistant", "content": completion}], [{"role": "assistant", "content": ""}]]
 print(json.dumps(TaskReward()(prompts=[None, None], completions=completions, **columns)))
@@ -636,7 +636,9 @@ def test_reward_runs_in_the_trainer_venv(lake, tmp_path):
     python = _train_python()
     absent = subprocess.run([str(python), "-c", "import prefect"], capture_output=True, text=True, timeout=120)
     assert absent.returncode != 0  # the pipeline's own stack is not there
-    proc = subprocess.run([str(python), "-c", REWARD_IN_TRAINER_VENV, json.dumps(columns, default=str), completion],
+    row_file = tmp_path / "row.json"  # a row with its task's setup is past one argument's 128 KiB
+    row_file.write_text(json.dumps(columns, default=str))
+    proc = subprocess.run([str(python), "-c", REWARD_IN_TRAINER_VENV, str(row_file), completion],
                           capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == [1.0, 0.0]

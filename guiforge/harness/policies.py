@@ -121,11 +121,13 @@ class Noise(BaseModel):
     misclick: float = Field(default=0.05, ge=0, le=1, description="per pointer action: the neighbouring row or "
                             "tab, a look-alike item, the menu beside the one wanted (LibreOffice by mouse)")
     recover: float = Field(default=0.7, ge=0, le=1, description="when the next screen shows a mistake: undo and redo")
-    skip: float = Field(default=0.02, ge=0, le=1, description="per confirming step that ends the task (Send, Save, "
+    # skip and early_stop are the visible causes that replaced random stops; at these rates a
+    # default run still gives tasks with mixed outcomes, which RL selection needs
+    skip: float = Field(default=0.15, ge=0, le=1, description="per confirming step that ends the task (Send, Save, "
                         "the format dialog): stop before it, believing the task done")
     wrong_value: float = Field(default=0.08, ge=0, le=1, description="per typed text, tool call or command: a value "
                                "from the wrong row, one typed earlier, the cell beside, a slipped digit or column")
-    early_stop: float = Field(default=0.015, ge=0, le=1, description="per turn of a task that answers: answer "
+    early_stop: float = Field(default=0.05, ge=0, le=1, description="per turn of a task that answers: answer "
                               "from what the screen shows before the step that finds the value")
     malformed: float = Field(default=0.02, ge=0, le=1, description="a reply that does not parse")
     missed_scroll: float = Field(default=0.1, ge=0, le=1, description="per scroll to reveal: the wrong way first")
