@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from guiforge import __version__, shutdown
 from guiforge.errors import GuiforgeError
 from guiforge.lake.blobs import CONTENT_TABLES
+from guiforge.lake.commit import sweep_stage
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.lake.gc import delete_entries
 from guiforge.lake.writer import ShardCommit, commit_shard
@@ -75,11 +76,9 @@ def committed_fingerprints(ctx: RunContext, stage: Stage) -> set[str]:
 
 
 def prepare_stage(ctx: RunContext, stage: Stage) -> None:
-    """Remove what a killed writer left half-written before new shards are written."""
-    lake = ctx.lake
-    for table in stage.outputs():
-        lake.remove_stale_temporaries(lake.run_dir(table, ctx.run_id))
-    lake.remove_stale_temporaries(lake.manifest_dir(ctx.run_id, stage.name))
+    """Before new shards are written: finish the commits a killed writer claimed but did not
+    publish, remove what it left half-written (lake/commit.py)."""
+    sweep_stage(ctx.lake, ctx.run_id, stage.name, stage.outputs())
 
 
 INTERRUPTED = {"interrupted": True, "outputs": {}}
@@ -218,7 +217,7 @@ def execute_stage(ctx: RunContext, stage: Stage, submit, as_completed, reporter:
     ran = 0
     for future in as_completed(futures):
         entry = future.result()
-        if entry.get("interrupted"):
+        if entry.get("interrupted") or entry.get("lost"):  # lost: another writer committed it
             continue
         ran += 1
         for table, written in entry["outputs"].items():

@@ -22,6 +22,7 @@ from typing import Literal
 from guiforge import shutdown
 from guiforge.errors import GuiforgeError
 from guiforge.lake.check import verify_run
+from guiforge.lake.commit import finish_run
 from guiforge.lake.gc import remove_run
 from guiforge.lake.lock import RunLock
 from guiforge.lake.manifests import all_entries
@@ -73,6 +74,7 @@ def locked_run(lake: Lake, pipeline: Pipeline, fresh: bool = False) -> Iterator[
     with lake_errors(lake), RunLock(lake, pipeline.run_id):
         if fresh:
             remove_run(lake, pipeline.run_id)  # never what another run's rows refer to
+        finish_run(lake, pipeline.run_id)  # commits a killed writer claimed but did not publish
         verify_run(lake, pipeline.run_id, "run")
         record_run(lake, pipeline)  # provenance: what the viewer, stats and report show in their header
         yield
