@@ -3,6 +3,8 @@ shard, prune superseded shards. Prefect flows (guiforge.flows) wrap these calls.
 
 from __future__ import annotations
 
+import os
+import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -106,9 +108,10 @@ def describe_failure(stage: Stage, key: str, exc: BaseException) -> str:
     return f"stage {stage.name}: shard {key}: {name}: {first}  (rerun with --debug for the traceback)"
 
 
-def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard) -> dict:
+def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard, worker: dict | None = None) -> dict:
     """Run one shard and commit it, unless a shutdown was requested: then whatever it
-    computed (or whatever failed because environments were closing) is discarded."""
+    computed (or whatever failed because environments were closing) is discarded.
+    ``worker`` says where it ran, beyond host and pid (a Ray node), for its manifest entry."""
     if shutdown.requested():
         return INTERRUPTED
     share = ctx.resource(f"failure-share:{stage.name}", lambda: FailureShare(ctx, stage))
@@ -139,6 +142,7 @@ def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard) -> dict:
         # cpu_s: this shard's own thread; the stage session record counts the whole process.
         meta={"seconds": round(time.perf_counter() - started, 4), "started_at": started_at,
               "cpu_s": round(time.thread_time() - cpu, 4),
+              "worker": {"host": socket.gethostname(), "pid": os.getpid(), **(worker or {})},
               **({"failures": failures, "units": units} if units else {})},
     )
     if shutdown.requested():  # the last moment a shard can be dropped

@@ -23,8 +23,10 @@ class Pipeline:
     @property
     def fingerprint(self) -> str:
         # The lake location and explicit run id do not change what a run computes.
-        # Neither does the failure share that stops a run; injected faults do, where declared.
-        body = self.config.model_dump(exclude={"lake", "run_id", "description", "max_failure_share", "faults"})
+        # Neither does the failure share that stops a run, nor what runs the shards (the same
+        # rows on every executor); injected faults do, where declared.
+        body = self.config.model_dump(exclude={"lake", "run_id", "description", "max_failure_share", "faults",
+                                               "executor", "ray"})
         if self.config.faults is not None and self.config.faults.enabled:
             body["faults"] = self.config.faults.model_dump()
         body["models"] = {role: self.model(role).identity() for role in sorted(self.model_roles())}

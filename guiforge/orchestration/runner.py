@@ -1,5 +1,6 @@
-"""Run a validated pipeline end to end: on Prefect (the default) or on a local thread pool,
-under the run's lock, then refresh the DuckDB catalog.
+"""Run a validated pipeline end to end: on Prefect (the default), on Prefect with the shards
+on a Ray cluster (ray_cluster.py), or on a local thread pool, under the run's lock, then
+refresh the DuckDB catalog.
 
 The same steps serve a Prefect deployment (``flows/dag.py:run_config``): :func:`locked_run`
 takes the lock, drops the run for ``--fresh``, verifies the shards the run will read and,
@@ -37,13 +38,17 @@ from guiforge.orchestration.server import run_home, temporary_server
 
 def run_pipeline(
     pipeline: Pipeline,
-    executor: Literal["prefect", "local"] = "prefect",
+    executor: Literal["prefect", "local", "ray"] | None = None,
     reporter: Reporter | None = None,
     fresh: bool = False,
     verbose: bool = False,
 ) -> list[StageSummary]:
-    """Run ``pipeline`` under its run's lock. SIGINT/SIGTERM stop it: nothing in flight is
-    committed and :class:`~guiforge.shutdown.Interrupted` says what was."""
+    """Run ``pipeline`` under its run's lock, on ``executor`` (default: the pipeline file's;
+    ``ray`` is the Prefect path with shards on a Ray cluster). SIGINT/SIGTERM stop it:
+    nothing in flight is committed and :class:`~guiforge.shutdown.Interrupted` says what was."""
+    if executor:
+        pipeline.config.executor = executor
+    executor = pipeline.config.executor
     lake = Lake(pipeline.config.lake)
     shutdown.reset()
     with shutdown.handling_signals(), locked_run(lake, pipeline, fresh):
