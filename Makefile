@@ -16,7 +16,8 @@ lint: bootstrap
 	.venv/bin/ruff check .
 	.venv/bin/python scripts/lint_imports.py
 
-test: bootstrap
+test:
+	GUIFORGE_EXTRAS=test,ray ./scripts/bootstrap.sh
 	.venv/bin/ruff check .
 	.venv/bin/python scripts/lint_imports.py
 	.venv/bin/pytest -q

@@ -37,6 +37,7 @@ from guiforge import shutdown
 from guiforge.errors import GuiforgeError
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.lake.store import Lake
+from guiforge.orchestration import ray_cluster
 from guiforge.orchestration.compile import build_pipeline, load_pipeline
 from guiforge.orchestration.context import RunContext
 from guiforge.orchestration.engine import (
@@ -63,6 +64,12 @@ STOPS = (TerminationSignal, KeyboardInterrupt)
 def set_reporter(reporter: Reporter | None) -> None:
     global _reporter
     _reporter = reporter
+
+
+def current_reporter() -> Reporter | None:
+    """The reporter, read through a function: prefect-ray ships each flow's function by value
+    with the globals it names, and a live terminal's reporter cannot travel to a Ray worker."""
+    return _reporter
 
 
 def context_for(pipeline: dict[str, Any]) -> RunContext:
@@ -99,7 +106,9 @@ def _retry_unless_stopping(task, task_run, state) -> bool:
       retry_delay_seconds=SHARD_RETRY_DELAYS, retry_jitter_factor=0.5, retry_condition_fn=_retry_unless_stopping)
 def shard_task(pipeline: dict[str, Any], stage_name: str, fingerprint_: str, shard: dict[str, Any]):
     ctx = context_for(pipeline)
-    entry = run_shard(ctx, ctx.pipeline.stage(stage_name), PlannedShard(fingerprint_, ShardPlan.from_dict(shard)))
+    worker = ray_cluster.worker_node() if ctx.pipeline.config.executor == "ray" else None
+    entry = run_shard(ctx, ctx.pipeline.stage(stage_name), PlannedShard(fingerprint_, ShardPlan.from_dict(shard)),
+                      worker)
     if entry.get("interrupted"):  # stopped before it could commit: a final state, never "Running"
         return Cancelled(message=f"interrupted by {shutdown.signal_name()}; nothing of this shard was committed")
     return entry
@@ -129,16 +138,22 @@ def stage_flow(pipeline: dict[str, Any], stage_name: str) -> dict:
     stage = ctx.pipeline.stage(stage_name)
     submitted = []
 
+    on_ray = ctx.pipeline.config.executor == "ray"
+    hints = ray_cluster.shard_options(ctx.pipeline.config, stage) if on_ray else {}
+
     def submit(p: PlannedShard) -> _Shard:
-        future = shard_task.with_options(task_run_name=f"{stage_name}:{p.plan.key}"[:100]).submit(
-            pipeline, stage_name, p.fingerprint, p.plan.to_dict())
+        with remote_options(hints):
+            future = shard_task.with_options(task_run_name=f"{stage_name}:{p.plan.key}"[:100]).submit(
+                pipeline, stage_name, p.fingerprint, p.plan.to_dict())
         submitted.append(future)
         return _Shard(future)
 
     try:
-        summary = execute_stage(ctx, stage, submit, _as_completed, _reporter).as_dict()
+        summary = execute_stage(ctx, stage, submit, _as_completed, current_reporter()).as_dict()
     except STOPS as exc:
         _stopped(exc)
+        if on_ray:  # the workers do not see this process's shutdown flag
+            ray_cluster.cancel(submitted)
         wait(submitted)  # in-flight shards see the flag, end Cancelled and commit nothing
         drain_events()  # their final states reach the server before the process may end
         raise
@@ -147,17 +162,46 @@ def stage_flow(pipeline: dict[str, Any], stage_name: str) -> dict:
     return summary
 
 
+@contextlib.contextmanager
+def remote_options(hints: dict[str, Any]) -> Iterator[None]:
+    """prefect-ray's remote options for the shards submitted in the body (Ray only)."""
+    if not hints:
+        yield
+        return
+    from prefect_ray.context import remote_options as ray_options  # heavy: prefect-ray, only on Ray
+
+    with ray_options(**hints):
+        yield
+
+
+@contextlib.contextmanager
+def task_runners(config) -> Iterator:
+    """A factory of each stage's task runner: threads, or Ray over one connection per run."""
+    if config.executor != "ray":
+        yield lambda: ThreadPoolTaskRunner(max_workers=config.workers)
+        return
+    with ray_cluster.ray_session(config):
+        yield ray_cluster.task_runner
+
+
+def for_workers(pipeline: dict[str, Any]) -> dict[str, Any]:
+    """The pipeline as shards on other processes read it: a local lake by its absolute path
+    (a Ray worker does not start in this directory)."""
+    lake = Lake(pipeline["lake"])
+    return {**pipeline, "lake": lake.root} if lake.is_local else pipeline
+
+
 @flow(name="guiforge-run", flow_run_name="{run_name}", persist_result=False, validate_parameters=False)
 def pipeline_flow(pipeline: dict[str, Any], run_name: str = "run") -> list[dict]:
+    pipeline = for_workers(pipeline)
     ctx = context_for(pipeline)
-    workers = ctx.pipeline.config.workers
     results: list[dict] = []
     try:
-        for s in ctx.pipeline.stages:
-            results.append(stage_flow.with_options(task_runner=ThreadPoolTaskRunner(max_workers=workers))(
-                pipeline, s.name))
-            if results[-1].get("interrupted"):  # a signal: the caller reports what was committed
-                return results
+        with task_runners(ctx.pipeline.config) as runner:
+            for s in ctx.pipeline.stages:
+                results.append(stage_flow.with_options(task_runner=runner())(pipeline, s.name))
+                if results[-1].get("interrupted"):  # a signal: the caller reports what was committed
+                    return results
         publish_report(ctx.lake, ctx.run_id)  # <lake>/_reports/<run_id>.html, and its key tables
         return results
     except STOPS as exc:
@@ -171,20 +215,20 @@ def pipeline_flow(pipeline: dict[str, Any], run_name: str = "run") -> list[dict]
 
 @flow(name="guiforge-deployment", persist_result=False)
 def run_config(config: str = "pipeline.yaml", lake: str | None = None, run_id: str | None = None,
-               fresh: bool = False):
+               fresh: bool = False, executor: str | None = None, ray_address: str | None = None):
     """Entry point for Prefect deployments (prefect.yaml): load, validate and run a pipeline
     file, exactly as `guiforge run CONFIG` does (lock, verification, resume, catalog). A
     problem the user can fix ends the flow run Failed with its one line, not a traceback."""
     logger = get_run_logger()
     try:
-        return _run_config(config, lake, run_id, fresh, logger)
+        return _run_config(config, lake, run_id, fresh, logger, executor=executor, ray_address=ray_address)
     except GuiforgeError as exc:
         logger.error(f"error: {exc}")
         return Failed(message=str(exc))
 
 
-def _run_config(config: str, lake: str | None, run_id: str | None, fresh: bool, logger):
-    pipeline = load_pipeline(config, lake=lake, run_id=run_id)
+def _run_config(config: str, lake: str | None, run_id: str | None, fresh: bool, logger, **overrides):
+    pipeline = load_pipeline(config, lake=lake, run_id=run_id, **overrides)
     preflight(pipeline)
     store = Lake(pipeline.config.lake)
     shutdown.reset()

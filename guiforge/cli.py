@@ -55,7 +55,11 @@ def run(
     config: ConfigArg = None,
     lake: LakeOpt = None,
     run_id: Annotated[str | None, typer.Option("--run-id", help="continue or name a run explicitly")] = None,
-    executor: Annotated[str, typer.Option(help="prefect (default) or local (no Prefect, for debugging)")] = "prefect",
+    executor: Annotated[str | None, typer.Option(help="prefect (default), ray (Prefect with the shards on a Ray "
+                                                      "cluster) or local (no Prefect, for debugging); "
+                                                      "default: the pipeline file's `executor`")] = None,
+    ray_address: Annotated[str | None, typer.Option("--ray-address", help="the Ray cluster to run on (host:port, "
+                                                    "ray://host:10001, auto); implies --executor ray")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="delete this run's shards first and start over")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="show Prefect's own logs")] = False,
 ) -> None:
@@ -66,11 +70,11 @@ def run(
     from guiforge.orchestration.compile import load_pipeline
     from guiforge.orchestration.runner import run_pipeline
 
-    if executor not in ("prefect", "local"):
-        raise GuiforgeError(f"--executor: {executor!r} is not one of prefect, local")
+    if executor not in (None, "prefect", "local", "ray"):
+        raise GuiforgeError(f"--executor: {executor!r} is not one of prefect, local, ray")
     from guiforge.preflight import preflight
 
-    pipeline = load_pipeline(config, lake=lake, run_id=run_id)
+    pipeline = load_pipeline(config, lake=lake, run_id=run_id, executor=executor, ray_address=ray_address)
     preflight(pipeline)
     roles = {s.model_role for s in pipeline.stages if s.model_role}
     models = ", ".join(f"{r}={pipeline.model(r).provider}:{pipeline.model(r).model}" for r in sorted(roles))
@@ -78,7 +82,7 @@ def run(
                   + (f"  models: {models}" if models else ""))
     with Progress(TextColumn("{task.description:<28}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=False) as progress:
-        run_pipeline(pipeline, executor=executor, reporter=ProgressReporter(progress), fresh=fresh, verbose=verbose)
+        run_pipeline(pipeline, reporter=ProgressReporter(progress), fresh=fresh, verbose=verbose)
     _print_stats(pipeline.config.lake, pipeline.run_id)
     _print_outputs(pipeline)
 

@@ -48,6 +48,9 @@ def check(lake: LakeOpt = None,
             out.print(line, highlight=False, soft_wrap=True)
         raise typer.Exit(1)
     done = repair_lake(the_lake, report)
+    if done.finished:
+        out.print(f"finished: published the staged files of {len(done.finished)} interrupted commit(s)",
+                  highlight=False, soft_wrap=True)
     out.print(f"repaired: dropped {len(done.dropped)} manifest entr(ies) with their files, pointed "
               f"{len(done.redirected)} back at their own file; rerun `guiforge run` to compute the dropped shards",
               highlight=False, soft_wrap=True)

@@ -6,7 +6,7 @@ DAG is the compile step's job (guiforge.orchestration.compile), and nothing here
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -25,6 +25,17 @@ class StageEntry(BaseModel):
     uses: str | None = None
 
 
+class RayConfig(BaseModel):
+    """Where ``executor: ray`` runs shards: one Ray cluster for the whole run."""
+
+    model_config = ConfigDict(extra="forbid")
+    address: str | None = Field(default=None, description="a running cluster (host:port, ray://host:10001, auto); "
+                                                          "null: a local cluster started for the run")
+    # stage name (or kind) -> what each of its shards asks Ray for: num_cpus, num_gpus, memory,
+    # or a custom resource a node offers (`ray start --resources '{"desktop": 4}'`: desktop slots)
+    resources: dict[str, dict[str, float]] = Field(default_factory=dict)
+
+
 class PipelineConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -32,7 +43,10 @@ class PipelineConfig(BaseModel):
     description: str = ""
     lake: str = "data/lake"
     seed: int = Field(default=0, ge=0)
-    workers: int = Field(default=3, ge=1, le=64, description="shards run at once")
+    workers: int = Field(default=3, ge=1, le=64, description="shards run at once (prefect, local)")
+    executor: Literal["prefect", "local", "ray"] = Field(default="prefect", description="what runs the shards; "
+                                                         "`guiforge run --executor` overrides it")
+    ray: RayConfig = Field(default_factory=RayConfig)
     run_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,80}$")
     models: dict[str, ModelConfig] = Field(default_factory=dict)
     stages: dict[str, dict[str, Any]] = Field(min_length=1)
@@ -47,7 +61,7 @@ class PipelineConfig(BaseModel):
 
 
 def parse_config(data: Any, source: str, lines: dict | None = None, lake: str | None = None,
-                 run_id: str | None = None) -> PipelineConfig:
+                 run_id: str | None = None, executor: str | None = None, ray_address: str | None = None) -> PipelineConfig:
     """``data`` (a parsed pipeline file) as a PipelineConfig, with ``lake`` and ``run_id``
     overriding the file's; errors name ``source``, the field and its line."""
     lines = lines or {}
@@ -63,6 +77,14 @@ def parse_config(data: Any, source: str, lines: dict | None = None, lake: str | 
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,80}", run_id):
             raise ConfigError(source, "run_id", f"{run_id!r} is not a valid run id (letters, digits, _ . -)")
         config.run_id = run_id
+    if ray_address:
+        if (executor or "ray") != "ray":
+            raise ConfigError(source, "executor", f"--ray-address needs --executor ray, not {executor}")
+        executor, config.ray.address = "ray", ray_address
+    if executor:
+        if executor not in ("prefect", "local", "ray"):
+            raise ConfigError(source, "executor", f"{executor!r} is not one of prefect, local, ray")
+        config.executor = executor
     for role in config.models:
         if role not in ROLES:
             raise ConfigError(source, f"models.{role}", f"unknown role; roles are {', '.join(ROLES)}",

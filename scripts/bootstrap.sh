@@ -23,9 +23,14 @@ if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
   echo "bootstrap: guiforge needs Python 3.11+ (found $("$PYTHON" --version 2>&1)); set PYTHON=..." >&2
   exit 1
 fi
+# GUIFORGE_EXTRAS: the optional dependency groups to install (`make test` adds ray). The stamp
+# records pyproject's hash and the groups installed; a later call asking for fewer keeps them.
 stamp=.venv/.guiforge-installed
-want=$(sha256sum pyproject.toml | cut -c1-16)
-if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+hash=$(sha256sum pyproject.toml | cut -c1-16)
+read -r had_hash had_extras 2>/dev/null < "$stamp" || true
+extras=$(echo "${GUIFORGE_EXTRAS:-test},${had_extras:-}" | tr ',' '\n' | sed '/^$/d' | sort -u | paste -sd, -)
+want="$hash $extras"
+if [ ! -x .venv/bin/python ] || [ "${had_hash:-} ${had_extras:-}" != "$want" ]; then
   echo "bootstrap: creating .venv and installing guiforge (about a minute)"
   [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
   # pip's and setuptools' chatter goes to a log, shown only if the install fails
@@ -37,7 +42,7 @@ if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; th
     fi
   }
   pip_install --upgrade pip
-  pip_install -e ".[test]"
+  pip_install -e ".[$extras]"
   .venv/bin/python -c "import guiforge, prefect, playwright, duckdb" 
   echo "$want" > "$stamp"
 fi

@@ -185,4 +185,4 @@ def commit_export(lake: Lake, result: ExportResult, stage: str = "export") -> No
     fp = fingerprint([result.run_id, str(result.out.resolve()), result.fmt, result.coords, result.context,
                       *([result.action_format] if result.action_format != "guiforge" else [])])
     commit_shard(lake, ShardCommit(stage, result.run_id, fp, f"export[{result.out.name}]"),
-                 {"exports": result.exports, "exclusions": result.exclusions})
+                 {"exports": result.exports, "exclusions": result.exclusions}, replace=True)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from guiforge.errors import GuiforgeError
 from guiforge.lake.blobs import CONTENT_TABLES
+from guiforge.lake.commit import finish_commit, unfinished
 from guiforge.lake.gc import REFERENCES, _hashes, delete_entries
 from guiforge.lake.lock import live_runs
 from guiforge.lake.manifests import DamagedManifest, Entry, all_entries, claimed_files
@@ -42,6 +43,7 @@ class CheckReport:
     damaged: dict[str, Entry] = field(default_factory=dict)  # manifest path -> entry whose files are damaged
     bad_manifests: list[str] = field(default_factory=list)
     misdirected: list[tuple[Entry, str]] = field(default_factory=list)  # (entry, table) naming another's file
+    unfinished: list[Entry] = field(default_factory=list)  # claimed, staged files not yet published
     orphans: int = 0
 
     @property
@@ -57,6 +59,9 @@ class CheckReport:
     def advice(self, lake: Lake) -> list[str]:
         """How to repair what was found, one line per kind of damage."""
         out = []
+        if self.unfinished:
+            out.append(f"unfinished: `guiforge lake check --repair --lake {lake.uri}` (or resuming the run) publishes "
+                       "the staged files of commits a killed writer claimed")
         if self.damaged or self.bad_manifests or self.misdirected:
             out.append(f"repair: `guiforge lake check --repair --lake {lake.uri}` drops the damaged shard(s) and "
                        "unreadable manifest(s) and points misdirected entries back at their own files; "
@@ -157,8 +162,15 @@ def check_lake(lake: Lake) -> CheckReport:
         report.problems.append(f"unreadable manifest: {lake.relative(d.path)} ({d.why})")
         report.bad_manifests.append(d.path)
     report.entries = len(entries)
+    busy = live_runs(lake)
     for e in entries:
         report.files += len(e.files())
+        if unfinished(lake, e.body):  # claimed, not yet published: in flight, or its writer was killed
+            if e.run_id not in busy:
+                report.problems.append(f"unfinished commit: {e.run_id}/{e.stage}/{e.body.get('fingerprint')}: its "
+                                       "files are staged but not published (--repair or resuming the run finishes it)")
+                report.unfinished.append(e)
+            continue
         problems, unverified = entry_problems(lake, e)
         report.unverified += unverified
         report.problems += problems
@@ -223,6 +235,7 @@ def _check_orphans(lake: Lake, claimed: set[str], report: CheckReport) -> None:
 class Repair:
     dropped: list[str] = field(default_factory=list)
     redirected: list[str] = field(default_factory=list)
+    finished: list[str] = field(default_factory=list)
 
 
 def repair_lake(lake: Lake, report: CheckReport) -> Repair:
@@ -230,11 +243,15 @@ def repair_lake(lake: Lake, report: CheckReport) -> Repair:
     matches the recorded hash), else dropped with the damaged ones; unreadable manifests
     removed (their files become orphans for ``lake gc``). Runs being written are refused."""
     busy = live_runs(lake)
-    touched = {e.run_id for e in report.damaged.values()} | {e.run_id for e, _ in report.misdirected}
+    touched = ({e.run_id for e in report.damaged.values()} | {e.run_id for e, _ in report.misdirected}
+               | {e.run_id for e in report.unfinished})
     if touched & busy:
         raise GuiforgeError(f"lake check --repair: run {sorted(touched & busy)[0]} is being written by a live "
                             "process; repair it once that run has stopped")
     result = Repair()
+    for e in report.unfinished:
+        finish_commit(lake, e.body)
+        result.finished.append(lake.relative(e.manifest))
     for path in report.bad_manifests:
         lake.fs.rm(path)
         result.dropped.append(lake.relative(path))

@@ -58,9 +58,12 @@ def all_entries(lake: Lake, run_id: str | None = None, damaged: list[DamagedMani
 def claimed_files(lake: Lake, entries: list[Entry]) -> dict[str, list[Entry]]:
     """Resolved file path -> the entries that claim it: by the path they record, and by the
     file their fingerprint names (``<table>/run=<run>/part-<fingerprint>.parquet``), so that
-    an entry whose path was edited to point elsewhere still protects its own file."""
+    an entry whose path was edited to point elsewhere still protects its own file; and the
+    files an entry staged and has not published yet (lake/commit.py)."""
     out: dict[str, list[Entry]] = {}
     for e in entries:
+        for staged in (e.body.get("staged") or {}).values():
+            out.setdefault(lake.resolve(staged), []).append(e)
         for table, path in e.files().items():
             out.setdefault(lake.resolve(path), []).append(e)
             own = lake.shard_path(table, e.run_id, e.body["fingerprint"])

@@ -6,8 +6,9 @@ Layout::
     <lake>/<table>/run=<run_id>/part-<fp>.parquet.tmp-<uuid>   being written (invisible to globs)
     <lake>/_manifest/run=<run_id>/<stage>/<fingerprint>.json    one entry per committed shard
 
-A shard is committed by atomic rename; its manifest entry, written last, marks the whole
-stage shard (all of its output tables) done.
+A shard is committed by the protocol in commit.py: its tables staged under temporary
+names, its manifest entry created (never replaced) to mark the whole stage shard done, then
+each staged file moved to its final name.
 
 Every path a lake records (manifest entries, shard plans) is relative to its root, so a lake
 can be moved or copied and read where it lies. Lakes of schema version 1 recorded absolute
@@ -167,22 +168,15 @@ class Lake:
     def _tmp_name(self, final: str) -> str:
         return f"{final}{TMP_MARK}{uuid.uuid4().hex[:12]}"
 
-    def write_parquet(self, table: pa.Table, final: str) -> tuple[int, str]:
-        """Write ``table`` to ``final`` under a temporary name, then rename it into place.
-        Returns the file's size and sha256, which its manifest entry records."""
+    def write_file(self, table: pa.Table, path: str) -> tuple[int, str]:
+        """Write ``table`` as one Parquet file at ``path`` (a staged name: commit.py publishes
+        it). Returns the file's size and sha256, which its manifest entry records."""
         buffer = io.BytesIO()
         pq.write_table(table, buffer, compression="zstd")
         data = buffer.getvalue()
-        self.fs.makedirs(posixpath.dirname(final), exist_ok=True)
-        tmp = self._tmp_name(final)
-        try:
-            with self.fs.open(tmp, "wb") as fh:
-                fh.write(data)
-            self.fs.mv(tmp, final)
-            return len(data), hashlib.sha256(data).hexdigest()
-        finally:
-            if self.fs.exists(tmp):
-                self.fs.rm(tmp)
+        self.fs.makedirs(posixpath.dirname(path), exist_ok=True)
+        self.fs.pipe_file(path, data)  # one PUT on an object store: whole or absent
+        return len(data), hashlib.sha256(data).hexdigest()
 
     def write_json(self, value: Any, final: str) -> None:
         self.fs.makedirs(posixpath.dirname(final), exist_ok=True)

@@ -1,9 +1,11 @@
-"""Commit one stage shard: validate rows against the table schemas, write each output
-table atomically, then write the manifest entry that marks the shard done."""
+"""Commit one stage shard: validate rows against the table schemas, stage each output
+table, claim the manifest entry that marks the shard done, publish (commit.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,7 +14,8 @@ import pyarrow as pa
 
 from guiforge import __version__
 from guiforge.errors import GuiforgeError
-from guiforge.lake.store import Lake
+from guiforge.lake.commit import check_published, claim, finish_commit
+from guiforge.lake.store import TMP_MARK, Lake, read_manifest
 from guiforge.lake.tables import table_spec
 from guiforge.schemas import SCHEMA_VERSION
 
@@ -79,33 +82,65 @@ class ShardCommit:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-def commit_shard(lake: Lake, commit: ShardCommit, outputs: Mapping[str, Rows]) -> dict[str, Any]:
-    """Write every output table of one shard, then its manifest entry (the commit point
-    for the stage shard). Rewriting a shard with the same fingerprint overwrites the same
-    file names, so a rerun after a crash never duplicates a row."""
+def commit_shard(lake: Lake, commit: ShardCommit, outputs: Mapping[str, Rows], replace: bool = False) -> dict[str, Any]:
+    """Commit one stage shard (commit.py: stage every table, claim the manifest entry, publish).
+    The same fingerprint always names the same files, so a rerun never duplicates a row; of
+    two writers of one shard, one commits and the other gets the committed entry with
+    ``lost: True``. ``replace`` swaps an existing entry for this one (a repeated export)."""
     tables = {name: to_arrow(name, rows, commit.run_id) for name, rows in outputs.items()}
-    written = {}
-    for name, table in tables.items():
-        path = lake.shard_path(name, commit.run_id, commit.fingerprint)
-        if table.num_rows:
-            size, sha256 = lake.write_parquet(table, path)
+    attempt = uuid.uuid4().hex[:12]
+    written: dict[str, dict[str, Any]] = {}
+    staged: dict[str, str] = {}
+    claimed = lost = False
+    try:
+        for name, table in tables.items():
+            final = lake.shard_path(name, commit.run_id, commit.fingerprint)
+            if not table.num_rows:
+                written[name] = {"rows": 0, "path": None}
+                continue
+            tmp = f"{final}{TMP_MARK}{attempt}"
+            size, sha256 = lake.write_file(table, tmp)
+            staged[name] = lake.relative(tmp)
             # Relative to the lake root, so a moved or copied lake reads its own files.
-            written[name] = {"rows": table.num_rows, "path": lake.relative(path), "bytes": size, "sha256": sha256}
-        else:
-            if lake.exists(path):  # an earlier attempt wrote rows this one does not have
-                lake.fs.rm(path)
-            written[name] = {"rows": 0, "path": None}
-    entry = {
-        "stage": commit.stage,
-        "run_id": commit.run_id,
-        "fingerprint": commit.fingerprint,
-        "key": commit.key,
-        "inputs": commit.inputs,
-        "outputs": written,
-        "code_version": __version__,
-        "schema_version": SCHEMA_VERSION,
-        "committed_at": time.time(),
-        **commit.meta,
-    }
-    lake.write_json(entry, lake.manifest_path(commit.run_id, commit.stage, commit.fingerprint))
-    return entry
+            written[name] = {"rows": table.num_rows, "path": lake.relative(final), "bytes": size, "sha256": sha256}
+        entry = {
+            "stage": commit.stage,
+            "run_id": commit.run_id,
+            "fingerprint": commit.fingerprint,
+            "key": commit.key,
+            "inputs": commit.inputs,
+            "outputs": written,
+            "code_version": __version__,
+            "schema_version": SCHEMA_VERSION,
+            "committed_at": time.time(),
+            "attempt": attempt,
+            "staged": staged,
+            **commit.meta,
+        }
+        claimed = claim(lake, entry, replace) is not None
+        if not claimed:  # another writer committed this shard: theirs stands, whole
+            lost = True
+            path = lake.manifest_path(commit.run_id, commit.stage, commit.fingerprint)
+            theirs = read_manifest(lake, path)
+            finish_commit(lake, theirs)  # in case they were killed before publishing
+            return {**theirs, "lost": True}
+        finish_commit(lake, entry)
+        check_published(lake, entry)
+        return entry
+    finally:
+        if not claimed and (lost or not _claimed_by(lake, commit, attempt)):  # staged, never to be published
+            for tmp in staged.values():
+                with contextlib.suppress(FileNotFoundError):
+                    lake.fs.rm(lake.resolve(tmp))
+
+
+def _claimed_by(lake: Lake, commit: ShardCommit, attempt: str) -> bool:
+    """After an error: whether the shard's entry is this attempt's all the same (the claim
+    went through before the error), or cannot be told: then its staged files are kept."""
+    try:
+        body = read_manifest(lake, lake.manifest_path(commit.run_id, commit.stage, commit.fingerprint))
+    except FileNotFoundError:
+        return False
+    except Exception:  # noqa: BLE001 - unknown: keep the files (a later sweep removes unclaimed ones)
+        return True
+    return body.get("attempt") == attempt

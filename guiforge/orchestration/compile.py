@@ -46,23 +46,28 @@ from guiforge.stages.registry import STAGES
 from guiforge.yamlfile import describe_validation_error, load_yaml
 
 
-def load_pipeline(path: str | Path | None = None, lake: str | None = None, run_id: str | None = None) -> Pipeline:
+def load_pipeline(path: str | Path | None = None, lake: str | None = None, run_id: str | None = None,
+                  **overrides: str | None) -> Pipeline:
+    """The pipeline file at ``path`` compiled; ``lake``, ``run_id`` and ``overrides``
+    (``executor``, ``ray_address``: the command line's) win over the file's."""
     path = Path(path) if path else DEFAULT_PIPELINE
     data, lines = load_yaml(path)
-    return build_pipeline(data, str(path), lines, lake=lake, run_id=run_id)
+    return build_pipeline(data, str(path), lines, lake=lake, run_id=run_id, **overrides)
 
 
 def build_pipeline(
-    data: Any, source: str, lines: dict | None = None, lake: str | None = None, run_id: str | None = None
+    data: Any, source: str, lines: dict | None = None, lake: str | None = None, run_id: str | None = None,
+    executor: str | None = None, ray_address: str | None = None,
 ) -> Pipeline:
     lines = lines or {}
-    config = parse_config(data, source, lines, lake=lake, run_id=run_id)
+    config = parse_config(data, source, lines, lake=lake, run_id=run_id, executor=executor, ray_address=ray_address)
     where = Where(source, lines, config)
     stages = [make_stage(name, raw, data["stages"][name], where) for name, raw in config.stages.items()]
     check_stage_plugins(stages, where)
     # a bounded resynthesis loop becomes named round stages
     stages = expand_rounds(stages, lambda stage, message: where.fail(("stages", stage), message))
     declare_tables(stages, where)
+    check_resources(config, stages, where)
     ordered = order(stages, where)
     check_columns(ordered, where)
     pipeline = Pipeline(config, ordered, source)
@@ -85,3 +90,12 @@ def make_stage(name: str, raw: dict[str, Any] | None, declared: Any, where: Wher
     except ValidationError as exc:
         raise describe_validation_error(exc, where.source, where.lines, ("stages", name)) from None
     return cls(name=name, config=stage_config)
+
+
+def check_resources(config, stages: list, where: Where) -> None:
+    """Every stage ``ray.resources`` names is a stage of the pipeline (by name or kind)."""
+    known = {s.name for s in stages} | {s.kind for s in stages}
+    for name in config.ray.resources:
+        if name not in known:
+            where.fail(("ray", "resources", name), f"no stage or stage kind {name!r} in this pipeline; "
+                       f"stages are {', '.join(s.name for s in stages)}")

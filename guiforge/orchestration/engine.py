@@ -3,6 +3,8 @@ shard, prune superseded shards. Prefect flows (guiforge.flows) wrap these calls.
 
 from __future__ import annotations
 
+import os
+import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -10,6 +12,7 @@ from dataclasses import dataclass
 from guiforge import __version__, shutdown
 from guiforge.errors import GuiforgeError
 from guiforge.lake.blobs import CONTENT_TABLES
+from guiforge.lake.commit import sweep_stage
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.lake.gc import delete_entries
 from guiforge.lake.writer import ShardCommit, commit_shard
@@ -78,11 +81,9 @@ def committed_fingerprints(ctx: RunContext, stage: Stage) -> set[str]:
 
 
 def prepare_stage(ctx: RunContext, stage: Stage) -> None:
-    """Remove what a killed writer left half-written before new shards are written."""
-    lake = ctx.lake
-    for table in stage.outputs():
-        lake.remove_stale_temporaries(lake.run_dir(table, ctx.run_id))
-    lake.remove_stale_temporaries(lake.manifest_dir(ctx.run_id, stage.name))
+    """Before new shards are written: finish the commits a killed writer claimed but did not
+    publish, remove what it left half-written (lake/commit.py)."""
+    sweep_stage(ctx.lake, ctx.run_id, stage.name, stage.outputs())
 
 
 INTERRUPTED = {"interrupted": True, "outputs": {}}
@@ -110,9 +111,10 @@ def describe_failure(stage: Stage, key: str, exc: BaseException) -> str:
     return f"stage {stage.name}: shard {key}: {name}: {first}  (rerun with --debug for the traceback)"
 
 
-def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard) -> dict:
+def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard, worker: dict | None = None) -> dict:
     """Run one shard and commit it, unless a shutdown was requested: then whatever it
-    computed (or whatever failed because environments were closing) is discarded."""
+    computed (or whatever failed because environments were closing) is discarded.
+    ``worker`` says where it ran, beyond host and pid (a Ray node), for its manifest entry."""
     if shutdown.requested():
         return INTERRUPTED
     share = ctx.resource(f"failure-share:{stage.name}", lambda: FailureShare(ctx, stage))
@@ -143,6 +145,7 @@ def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard) -> dict:
         # cpu_s: this shard's own thread; the stage session record counts the whole process.
         meta={"seconds": round(time.perf_counter() - started, 4), "started_at": started_at,
               "cpu_s": round(time.thread_time() - cpu, 4),
+              "worker": {"host": socket.gethostname(), "pid": os.getpid(), **(worker or {})},
               **({"failures": failures, "units": units} if units else {})},
     )
     if shutdown.requested():  # the last moment a shard can be dropped
@@ -221,7 +224,7 @@ def execute_stage(ctx: RunContext, stage: Stage, submit, as_completed, reporter:
     ran = 0
     for future in as_completed(futures):
         entry = future.result()
-        if entry.get("interrupted"):
+        if entry.get("interrupted") or entry.get("lost"):  # lost: another writer committed it
             continue
         ran += 1
         for table, written in entry["outputs"].items():

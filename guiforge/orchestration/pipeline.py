@@ -24,10 +24,12 @@ class Pipeline:
     @property
     def fingerprint(self) -> str:
         # The lake location and explicit run id do not change what a run computes.
-        # Neither does the failure share that stops a run; injected faults do, where declared.
-        # Kinds and checks a pipeline does not declare leave its fingerprint as it was.
+        # Neither does the failure share that stops a run, nor what runs the shards (the same
+        # rows on every executor); injected faults do, where declared. Kinds and checks a
+        # pipeline does not declare leave its fingerprint as it was.
         empty = {k for k in ("envs", "checks") if not getattr(self.config, k)}
-        body = self.config.model_dump(exclude={"lake", "run_id", "description", "max_failure_share", "faults", *empty})
+        body = self.config.model_dump(exclude={"lake", "run_id", "description", "max_failure_share", "faults",
+                                               "executor", "ray", *empty})
         if self.config.faults is not None and self.config.faults.enabled:
             body["faults"] = self.config.faults.model_dump()
         body["models"] = {role: self.model(role).identity() for role in sorted(self.model_roles())}

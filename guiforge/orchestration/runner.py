@@ -1,5 +1,6 @@
-"""Run a validated pipeline end to end: on Prefect (the default) or on a local thread pool,
-under the run's lock, then refresh the DuckDB catalog.
+"""Run a validated pipeline end to end: on Prefect (the default), on Prefect with the shards
+on a Ray cluster (ray_cluster.py), or on a local thread pool, under the run's lock, then
+refresh the DuckDB catalog.
 
 The same steps serve a Prefect deployment (``flows/dag.py:run_config``): :func:`locked_run`
 takes the lock, drops the run for ``--fresh``, verifies the shards the run will read and,
@@ -22,6 +23,7 @@ from typing import Literal
 from guiforge import shutdown
 from guiforge.errors import GuiforgeError
 from guiforge.lake.check import verify_run
+from guiforge.lake.commit import finish_run
 from guiforge.lake.compact import AUTO_MIN_FILES, compact_run
 from guiforge.lake.gc import remove_run
 from guiforge.lake.lock import RunLock
@@ -37,13 +39,17 @@ from guiforge.orchestration.server import run_home, temporary_server
 
 def run_pipeline(
     pipeline: Pipeline,
-    executor: Literal["prefect", "local"] = "prefect",
+    executor: Literal["prefect", "local", "ray"] | None = None,
     reporter: Reporter | None = None,
     fresh: bool = False,
     verbose: bool = False,
 ) -> list[StageSummary]:
-    """Run ``pipeline`` under its run's lock. SIGINT/SIGTERM stop it: nothing in flight is
-    committed and :class:`~guiforge.shutdown.Interrupted` says what was."""
+    """Run ``pipeline`` under its run's lock, on ``executor`` (default: the pipeline file's;
+    ``ray`` is the Prefect path with shards on a Ray cluster). SIGINT/SIGTERM stop it:
+    nothing in flight is committed and :class:`~guiforge.shutdown.Interrupted` says what was."""
+    if executor:
+        pipeline.config.executor = executor
+    executor = pipeline.config.executor
     lake = Lake(pipeline.config.lake)
     shutdown.reset()
     with shutdown.handling_signals(), locked_run(lake, pipeline, fresh):
@@ -74,6 +80,7 @@ def locked_run(lake: Lake, pipeline: Pipeline, fresh: bool = False) -> Iterator[
     with lake_errors(lake), RunLock(lake, pipeline.run_id):
         if fresh:
             remove_run(lake, pipeline.run_id)  # never what another run's rows refer to
+        finish_run(lake, pipeline.run_id)  # commits a killed writer claimed but did not publish
         verify_run(lake, pipeline.run_id, "run")
         record_run(lake, pipeline)  # provenance: what the viewer, stats and report show in their header
         yield

@@ -1,0 +1,110 @@
+"""``executor: ray``: the run's shards on a Ray cluster, through prefect-ray's RayTaskRunner.
+
+One connection per run, not per stage: :func:`ray_session` joins the cluster (or starts a
+local one, sized by ``workers``) before the first stage, and every stage's RayTaskRunner
+finds Ray initialized and uses it (prefect-ray then neither starts nor stops a cluster).
+Shards read and commit through the lake as on any executor (lake/commit.py makes two
+writers of one shard safe), so the rows are the same as a local run's.
+
+Each shard asks Ray for what its stage needs (``ray.resources`` in the pipeline file, by
+stage name, the name it was declared under, or its kind): ``num_cpus``, ``num_gpus`` and
+``memory`` are Ray's own; any other name is a custom resource a node offers, e.g. desktop
+slots on the hosts that run Xvfb and LibreOffice (``ray start --resources '{"desktop": 4}'``).
+
+Ray and prefect-ray are an extra (``pip install 'guiforge[ray]'``): imported only here and
+only when this executor runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from guiforge.config import PipelineConfig
+from guiforge.errors import GuiforgeError
+
+# Ray's own scheduling options; every other name in ray.resources is a custom resource.
+RAY_OPTIONS = ("num_cpus", "num_gpus", "memory")
+# Settings the shards need on every node (the model keys and storage credentials are the
+# nodes' own environment: they are not copied into the job's description).
+FORWARDED_PREFIXES = ("GUIFORGE_", "PREFECT_")
+SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
+
+
+def _ray():
+    try:
+        # heavy: ray (a few hundred MB), only on this executor
+        import ray
+    except ImportError:
+        raise GuiforgeError("executor ray: Ray is not installed; `pip install 'guiforge[ray]'` "
+                            "(ray and prefect-ray), or use --executor prefect") from None
+    return ray
+
+
+def task_runner():
+    """A RayTaskRunner over the run's connection (prefect-ray: imported here, on demand)."""
+    _ray()
+    from prefect_ray.task_runners import RayTaskRunner  # heavy: prefect-ray, only on this executor
+
+    return RayTaskRunner()
+
+
+def forwarded_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items()
+            if k.startswith(FORWARDED_PREFIXES) and not any(w in k for w in SECRET_WORDS)}
+
+
+@contextlib.contextmanager
+def ray_session(config: PipelineConfig) -> Iterator[Any]:
+    """This process joined to the run's Ray cluster for the body (once per run); yields ray."""
+    ray = _ray()
+    if ray.is_initialized():  # a caller (a test, a notebook) already joined one: use it
+        yield ray
+        return
+    address = config.ray.address
+    local = {} if address else {"num_cpus": config.workers, "include_dashboard": False}
+    try:
+        ray.init(address=address, namespace="guiforge", runtime_env={"env_vars": forwarded_env()},
+                 log_to_driver=os.environ.get("PREFECT_LOGGING_LEVEL") == "INFO",
+                 logging_level=logging.ERROR, configure_logging=True, **local)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise GuiforgeError(f"executor ray: cannot join the Ray cluster at {address or 'a new local cluster'} "
+                            f"({str(exc).splitlines()[0][:200]}); start it with `ray start --head` or fix "
+                            "ray.address / --ray-address") from None
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def shard_options(config: PipelineConfig, stage) -> dict[str, Any]:
+    """What each shard of ``stage`` asks Ray for: ``ray.remote`` options."""
+    declared = stage.name.rsplit("_r", 1)[0]  # a resynthesis round (rollouts_r2) asks as its stage does
+    wanted = next((config.ray.resources[k] for k in (stage.name, declared, stage.kind)
+                   if k in config.ray.resources), {})
+    options: dict[str, Any] = {k: wanted[k] for k in RAY_OPTIONS if k in wanted}
+    custom = {k: float(v) for k, v in wanted.items() if k not in RAY_OPTIONS}
+    if custom:
+        options["resources"] = custom
+    return options
+
+
+def worker_node() -> dict[str, str]:
+    """The Ray node this process runs on ({} outside a Ray worker): a shard's entry records it."""
+    ray = _ray()
+    return {"ray_node": ray.get_runtime_context().get_node_id()} if ray.is_initialized() else {}
+
+
+def cancel(futures: list) -> None:
+    """Stop shards in flight on the cluster (a SIGINT or a cancel of the run): each gets a
+    KeyboardInterrupt in its worker, so it ends without committing (lake/commit.py finishes
+    a commit cut after its claim)."""
+    ray = _ray()
+    for future in futures:
+        ref = getattr(future, "wrapped_future", None)
+        if ref is not None:
+            with contextlib.suppress(Exception):
+                ray.cancel(ref)
