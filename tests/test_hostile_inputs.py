@@ -344,6 +344,6 @@ def test_hostile_input_is_refused_in_one_line(case, tmp_path, small_lake):
 
 
 def test_the_battery_is_large_enough():
-    assert CI_CASES <= {c.id for c in CASES}
+    assert {c.id for c in CASES} >= CI_CASES
     kinds = {k: sum(c.kind == k for c in CASES) for k in ("pipeline", "card", "scenario", "task", "lake")}
     assert sum(kinds.values()) >= 50 and min(kinds.values()) >= 8, kinds
