@@ -310,12 +310,15 @@ class DesktopEnv(Environment):
         if action.type in CLICKS:
             commands[-1] += ["getmouselocation", "--shell"]  # which window was clicked
         for args in commands:
-            done = self.x.perform(args)
-            if done.error is not None:
-                self._check_alive()  # a dead X server is the environment's fault, not the agent's
-                error = f"{action.type} failed: {done.error}"
-                return StepResult(self._observation(), feedback=error, error=error)
-        clicked = done.pointer.window if done.pointer is not None else None
+            done = self.x.xdotool(*args)
+            if done.returncode != 0:
+                break
+        if done.returncode != 0:
+            self._check_alive()  # a dead X server is the environment's fault, not the agent's
+            error = f"{action.type} failed: {done.stderr.strip()[-300:] or 'xdotool error'}"
+            return StepResult(self._observation(), feedback=error, error=error)
+        clicked = next((int(line[7:]) for line in done.stdout.splitlines()
+                        if line.startswith("WINDOW=") and line[7:].isdigit()), None)
         obs = self._observation(clicked=clicked)
         obs.feedback = f"{action.type} done"
         return StepResult(obs, feedback=obs.feedback)

@@ -4,8 +4,7 @@
 
 Figures are medians in seconds: Xvfb start, LibreOffice reset (window mapped / first
 settled screenshot; warm resets, which find the next LibreOffice started during the
-``--episode-s`` before them, and the cold first one), click and type by an xdotool process
-and through the in-process channel, screen grab and PNG encode, one-shot bwrap
+``--episode-s`` before them, and the cold first one), xdotool click and type, screen grab and PNG encode, one-shot bwrap
 command, persistent-shell command. The load average is printed too: on a shared machine
 it explains most of the spread.
 """
@@ -98,10 +97,6 @@ def measure(resets: int = 10, episode_s: float = 2.0) -> dict[str, float]:
         figures["xdotool_click_s"] = _median(lambda: x.xdotool(*xdotool_args(cell, 1280, 720)), 10)
         figures["xdotool_type_5_chars_s"] = _median(
             lambda: x.xdotool(*xdotool_args(Action(type="type", text="hello"), 1280, 720)), 10)
-        # what a step sends now: the same commands through the in-process channel
-        figures["channel_click_s"] = _median(lambda: x.perform(xdotool_args(cell, 1280, 720)), 10)
-        figures["channel_type_5_chars_s"] = _median(
-            lambda: x.perform(xdotool_args(Action(type="type", text="hello"), 1280, 720)), 10)
         figures["grab_s"] = _median(x.grab, 20)
         frame = x.grab()
         figures["png_encode_s"] = _median(lambda: x.png(frame), 10)

@@ -1,5 +1,4 @@
-"""Xvfb on a free display, screenshots of it, its input through libxdo in process
-(guiforge.envs.desktop.xdo) and its window searches via the xdotool command.
+"""Xvfb on a free display, screenshots of it, and its input via xdotool.
 
 ``-displayfd`` lets Xvfb pick a free display itself and tells us which once it accepts
 connections, so there is no race between instances and no polling for readiness.
@@ -21,7 +20,6 @@ from PIL import Image
 
 from guiforge.envs.base import EnvFailure
 from guiforge.envs.desktop.keymap import Keymap
-from guiforge.envs.desktop.xdo import Done, Xdo
 
 
 class XServer:
@@ -34,7 +32,6 @@ class XServer:
         self._grabber = None  # mss instance, bound to the thread that made it
         self._grabber_thread: int | None = None
         self.keys = Keymap(self.env)  # keys for the characters the map lacks
-        self.input: Xdo | None = None  # the input channel, made once the display is known
 
     @property
     def name(self) -> str:
@@ -71,7 +68,6 @@ class XServer:
             raise EnvFailure(f"Xvfb did not start within {timeout_s:.0f}s ({err}); "
                              "is the xvfb package installed?")
         self.display = int(text)
-        self.input = Xdo(self.name)
 
     def _stop_and_read_errors(self) -> str:
         if self._proc is not None:
@@ -140,18 +136,6 @@ class XServer:
         except subprocess.TimeoutExpired:
             raise EnvFailure(f"xdotool {args[0]} hung for {timeout_s:.0f}s on {self.name}") from None
 
-    def _channel(self) -> Xdo:
-        self._require_alive()
-        assert self.input is not None
-        return self.input
-
-    def perform(self, args: list[str]) -> Done:
-        """One xdotool command chain (guiforge.envs.desktop.xinput), through the channel."""
-        return self._channel().perform(args)
-
-    # Window searches and focus stay with the xdotool command: through the channel they made
-    # the first frame of a Writer document handed to the spare LibreOffice differ from run to
-    # run (its page still black in some), which the frame tests catch.
     def visible_windows(self, name_regex: str) -> list[int]:
         done = self.xdotool("search", "--onlyvisible", "--name", name_regex, timeout_s=10)
         return [int(w) for w in done.stdout.split() if w.isdigit()]
