@@ -93,7 +93,10 @@ def test_no_secret_reaches_the_lake_or_the_exports(tmp_path, monkeypatch):
         "stages": {"personas": {"count": 2, "shard_size": 2}, "worlds": {}, "skills": {"dir": str(skills)},
                    "task_candidates": {"per_world": 2}, "task_gates": {"package_gate": False},
                    "rollouts": {"samples": 1, "tasks": "all", "tasks_per_shard": 4},
-                   "judge": {}, "export": {"formats": ["hf", "llamafactory"]}},
+                   "judge": {},
+                   # rows unfitted: an environment dump is past TRL's default length, and it is
+                   # the very row whose secrets this test looks for
+                   "export": {"formats": ["hf", "llamafactory"], "max_length": None}},
     }
     pipeline = build_pipeline(config, "secrets.yaml", lake=str(tmp_path / "lake"))
     summaries = {s.stage: s for s in run_pipeline(pipeline, executor="local")}

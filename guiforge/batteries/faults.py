@@ -74,7 +74,9 @@ def battery_pipeline(lake: str, teacher_url: str, judge_url: str, rates: dict | 
             "rl_select": {"budget": 4, "min_valid": 2},
             "relabel": {"reasoning_ratio": 0.5},
             "diagnose": {},
-            "export": {"formats": ["hf"], "reads": ["trajectories", "steps", "images", "tasks", "worlds", "judgments",
+            # unfitted rows (max_length None): the check is that sound trajectories are exported and
+            # faults are not, whatever their length
+            "export": {"formats": ["hf"], "max_length": None, "reads": ["trajectories", "steps", "images", "tasks", "worlds", "judgments",
                                                    "rl_tasks", "relabels"]},
         },
     }
