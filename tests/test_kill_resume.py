@@ -103,6 +103,7 @@ def start_and_kill_mid_stage(config: Path, lake_dir: Path, env: dict, manifests:
     assert not any(alive(p) for p in server_pids), "orphaned Prefect server"
 
 
+@pytest.mark.battery  # CI kills mid-stage and resumes through tests/test_kill_battery.py's short variant
 def test_sigkill_mid_stage_then_rerun(tmp_path, reference, prefect_home):
     """Killed in the middle of personas, rerun and killed in the middle of worlds, rerun."""
     config = tmp_path / "killme.yaml"
