@@ -20,7 +20,7 @@ from guiforge.harness.episode import system_prompt
 from guiforge.orchestration.compile import load_pipeline
 from guiforge.tasks.materialize import task_spec
 from guiforge.verify.contract import Criterion
-from guiforge.verify.runner import VerifierPool
+from guiforge.verify.runner import VerifierFailure, VerifierPool
 from guiforge.verify.scoring import check_value, score_rubric
 from guiforge.worlds.model import World
 
@@ -155,11 +155,13 @@ def test_the_isolated_worker_loads_declared_checks_and_a_kinds_evaluate(htmlbenc
         result = pool.verify(rubric, state, evaluator="guiforge_htmlbench.kind:HtmlBenchKind", task=task)
         assert result.criteria == {"form": 0.6} and result.reasons["form"].startswith("answered 10.8")
         assert result.graded["value"] == 0.6 and result.score == 0.6 and not result.errors
-        # a check module the worker cannot import is one error line that says why, not a crash
+        # a check module the worker cannot import: no verdict (a verifier_failure saying why),
+        # never a score of 0 that would train as a failed episode
         broken = VerifierPool(checks=("no_such_pkg.checks:CHECKS",))
         try:
-            bad = broken.verify(rubric, state)
-            assert bad.score == 0 and "no module named 'no_such_pkg'" in bad.errors[0] and "python -I" in bad.errors[0]
+            with pytest.raises(VerifierFailure) as failed:
+                broken.verify(rubric, state)
+            assert "no module named 'no_such_pkg'" in str(failed.value) and "python -I" in str(failed.value)
         finally:
             broken.close()
     finally:

@@ -477,8 +477,10 @@ def test_exported_history_pairs_each_feedback_with_the_action_it_describes(lake,
 
 
 def test_mistakes_and_repeats_never_become_targets(lake, tmp_path):
-    """A step the teacher got wrong on purpose, and a step the relabel stage marked a repeat,
-    are left out with their reasons; the steps after a mistake keep it in their history."""
+    """A step the teacher got wrong on purpose is left out with its reason, and the steps after
+    it keep it in their history; a step the relabel stage marked a repeat of another sample
+    stays while that sample is not exported, and a second sample repeating the exported one
+    is left out as a duplicate."""
     from guiforge.export.rows import sft_rows
 
     src = load_source(lake)
@@ -490,13 +492,17 @@ def test_mistakes_and_repeats_never_become_targets(lake, tmp_path):
     src.relabels[(chosen["trajectory_id"], 2)] = {"trajectory_id": chosen["trajectory_id"], "step_index": 2,
                                                   "consistent": True, "duplicate_target": True, "mode": "direct",
                                                   "thought": "", "assistant_text": None}
-    src.trajectories = [chosen]  # with a mistake it is no longer its task's best sample
-    rows = [r for r in sft_rows(src, Target(), ContextPolicy(kind="full")) if r.columns["trajectory_id"]
-            == chosen["trajectory_id"]]
-    assert {r.columns["step_index"] for r in rows} == {s["step_index"] for s in steps} - {1, 2}
+    twin = {**chosen, "trajectory_id": chosen["trajectory_id"] + "-twin", "teacher_events_json": "[]"}
+    src.steps[twin["trajectory_id"]] = [{**s, "trajectory_id": twin["trajectory_id"]} for s in steps]
+    src.trajectories = [chosen, twin]  # with a mistake it is no longer its task's best sample
+    every = sft_rows(src, Target(), ContextPolicy(kind="full"), per_task=None)
+    rows = [r for r in every if r.columns["trajectory_id"] == chosen["trajectory_id"]]
+    assert {r.columns["step_index"] for r in rows} == {s["step_index"] for s in steps} - {1}
     reasons = {e["subject_id"]: (e["gate"], e["reason"]) for e in src.exclusions}
     assert reasons[f"{chosen['trajectory_id']}#1"][0] == "teacher_mistake"
-    assert reasons[f"{chosen['trajectory_id']}#2"][0] == "duplicate"
+    assert f"{chosen['trajectory_id']}#2" not in reasons  # marked a repeat of a sample not exported
+    twins = {s["step_index"] for s in steps} - {1}  # the twin's step 1 is no mistake: a row of its own
+    assert all(reasons[f"{twin['trajectory_id']}#{i}"][0] == "duplicate" for i in twins)
     later = next(r for r in rows if r.columns["step_index"] == 3)  # the mistake is in its history, as its action
     history = [m["content"][0]["text"] for m in later.messages[2:-1] if m["role"] == "assistant"]
     assert len(history) == 3 and all(json.loads(h)["action"]["type"] for h in history)

@@ -18,7 +18,7 @@ from guiforge.export.budget import (
     trim_earlier_steps,
 )
 from guiforge.export.rl_prompt import rl_system
-from guiforge.export.select import assign_splits, best_of_n, mistake_turns
+from guiforge.export.select import assign_splits, best_of_n, mistake_turns, split_group
 from guiforge.export.target import Target
 from guiforge.rl.tasks import read_action
 from guiforge.selection import measures_rate
@@ -121,3 +121,13 @@ def test_the_rl_prompts_example_action_reads_back_in_every_domain_and_format():
             example = re.search(r"act\(action='(.*?)'\); it answers", system).group(1)
             action = read_action(example, domain, variant, 1280, 800, coords, fmt)
             assert action.type in action_set(domain, variant), (fmt, domain, variant, example)
+
+
+def test_tasks_without_a_world_are_split_by_task():
+    """A task source's tasks have no world: each is its own group, so they spread over the
+    splits instead of all landing in one."""
+    rows = [{"world_id": None, "task_id": f"t{i}"} for i in range(40)]
+    split_of = assign_splits([split_group(r) for r in rows], 0.1, 0.1)
+    splits = [split_of[split_group(r)] for r in rows]
+    assert {"train", "validation", "test"} <= set(splits)
+    assert split_group({"world_id": "w1", "task_id": "t1"}) == "w1"

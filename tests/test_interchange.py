@@ -141,6 +141,13 @@ def _task_file(tmp_path: Path, **changes) -> Path:
     return path
 
 
+def test_importing_edited_tasks_again_replaces_them(tmp_path):
+    lake = Lake(tmp_path / "lake")
+    assert import_tasks(lake, [_task_file(tmp_path)]) == 1
+    assert import_tasks(lake, [_task_file(tmp_path, instruction="Put the new total into B9.")]) == 1
+    assert lake.read_table("tasks").column("instruction").to_pylist() == ["Put the new total into B9."]
+
+
 @pytest.mark.parametrize("bad", ["../../x", "/etc/x", "a/b", "..", ".hidden", "x" * 200, ""])
 def test_import_refuses_ids_that_are_not_lake_ids(tmp_path, bad):
     lake = Lake(tmp_path / "lake")

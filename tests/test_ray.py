@@ -77,3 +77,17 @@ def test_the_executor_and_ray_settings_are_checked_before_a_run():
     with pytest.raises(ConfigError, match="executor"):
         build_pipeline({**CONFIG, "executor": "dask"}, "onray.yaml")
     assert build_pipeline(CONFIG, "onray.yaml", ray_address="auto").config.executor == "ray"
+
+
+def test_credentials_in_prefect_settings_are_not_sent_to_the_cluster(monkeypatch):
+    """Ray shows a job's runtime_env to whoever reads the cluster's job list: settings the
+    shards need go there, credentials (an auth string, a database DSN) stay on each node."""
+    from guiforge.orchestration.ray_cluster import forwarded_env
+
+    monkeypatch.setenv("PREFECT_API_URL", "http://10.0.0.5:4200/api")
+    monkeypatch.setenv("PREFECT_API_AUTH_STRING", "admin:hunter2")
+    monkeypatch.setenv("PREFECT_API_DATABASE_CONNECTION_URL", "postgresql+asyncpg://u:pw@db/prefect")
+    monkeypatch.setenv("GUIFORGE_SHARD_RETRIES", "2")
+    env = forwarded_env()
+    assert env["PREFECT_API_URL"] == "http://10.0.0.5:4200/api" and env["GUIFORGE_SHARD_RETRIES"] == "2"
+    assert "PREFECT_API_AUTH_STRING" not in env and "PREFECT_API_DATABASE_CONNECTION_URL" not in env

@@ -216,3 +216,14 @@ def test_a_calc_cell_slip_in_libreoffice_succeeds_only_when_it_is_recovered(mana
     assert ("mistake", "wrong_cell") in kinds and ("mistake", "wrong_cell_value") in kinds, kinds
     recovered = ("correction", "wrong_cell") in kinds and ("correction", "wrong_cell_value") in kinds
     assert recovered == bool(recover) and episode.verdict.success == bool(recover), (kinds, episode.verdict)
+
+
+def test_an_answer_with_no_figure_is_never_answered_early():
+    """Answering early can only get a figure wrong: with none, the teacher takes the step as
+    planned (no unearned success, no mistake logged)."""
+    on_screen = screen([{"id": "r1", "label": "North 120.50", "grid": [100, 200]}], ["sheet"])
+    assert premature_answer("It is Maria Lopez.", on_screen, random.Random(0)) is None
+    teacher = ScriptedTeacher([{"do": "click", "label": "North 120.50"}, {"do": "answer", "text": "It is Maria Lopez."}],
+                              "web", None, Noise(**{**QUIET, "early_stop": 1.0}), seed=0, task_id="t")
+    first = reply(teacher, on_screen, 0)
+    assert first["action"]["type"] == "click" and teacher.events == []

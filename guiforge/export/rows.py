@@ -142,7 +142,7 @@ def sft_rows(src: Source, target: Target, context: ContextPolicy | None = None,
                        lambda t, why: src.exclude("best_of_n", why, t["trajectory_id"], "trajectories"),
                        lambda t: _repeats(src, t))
     seen: dict[str, str] = {}  # row_key -> the row that has it
-    acted: dict[tuple[str, str], str] = {}  # (frame, action) -> the row that took it there
+    acted: dict[tuple[str, str, str], str] = {}  # (frame, action, instruction) -> the row that took it there
     for trajectory in chosen:
         task = src.tasks[trajectory["task_id"]]
         harness = harness_of(trajectory)
@@ -162,11 +162,8 @@ def sft_rows(src: Source, target: Target, context: ContextPolicy | None = None,
                 src.exclude("teacher_mistake", f"the teacher's deliberate mistake ({mistakes[step['step_index']]}) "
                             "is never a target", subject, "steps")
                 continue
-            relabel = src.relabels.get((trajectory["trajectory_id"], step["step_index"])) or {}
-            if relabel.get("duplicate_target"):
-                src.exclude("duplicate", "the relabel stage marked it a repeat of a query at the same spot on the "
-                            "same frame", subject, "steps")
-                continue
+            # a step the relabel stage marked a repeat repeats another sample's step, which best of
+            # N may not export: repeats among the exported rows are caught below, whatever it marked
             reply, relabel_lineage, reason = _target(src, step, target, task["domain"])
             if reason:
                 src.exclude("relabel" if "relabel" in reason else "step", reason, subject, "steps")
@@ -183,13 +180,15 @@ def sft_rows(src: Source, target: Target, context: ContextPolicy | None = None,
                 src.exclude("duplicate", f"the same prompt and target as {seen[key]}", subject, "steps")
                 continue
             frame = step.get("image_sha256") or ""
-            if frame and (frame, _canonical(step["action"])) in acted:
-                src.exclude("duplicate", f"the same action on the same frame as {acted[frame, _canonical(step['action'])]}",
+            # for the same instruction: two tasks that start with the same click on one screen are two rows
+            doing = (frame, _canonical(step["action"]), task["instruction"])
+            if frame and doing in acted:
+                src.exclude("duplicate", f"the same action on the same frame for the same task as {acted[doing]}",
                             subject, "steps")
                 continue
             seen[key] = subject
             if frame:
-                acted[frame, _canonical(step["action"])] = subject
+                acted[doing] = subject
             action = step["action"]
             rows.append(ExportRow(task["domain"], messages, images, {
                 **base, **relabel_lineage, "step_index": step["step_index"], "domain": task["domain"],

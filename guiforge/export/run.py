@@ -18,7 +18,7 @@ from guiforge.export.budget import PIXEL_CONVENTIONS, Budget, fit_rows
 from guiforge.export.figures import export_figures
 from guiforge.export.formats import EXPORT_FORMATS, ExportJob
 from guiforge.export.rows import rl_rows, sft_rows
-from guiforge.export.select import assign_splits
+from guiforge.export.select import assign_splits, split_group
 from guiforge.export.source import load_source, pick_run, read_images, task_world_json
 from guiforge.export.target import check_target
 from guiforge.harness.context import ContextPolicy
@@ -137,9 +137,9 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
         raise GuiforgeError(f"{lake.root}: run {src.run_id}: nothing to export: no SFT row and no RL prompt "
                             f"(left out: {'; '.join(f'{r} ({n})' for r, n in reasons) or 'nothing accepted'}); "
                             "see `guiforge stats` for why")
-    split_of = assign_splits([r.columns.get("world_id") for r in (*sft, *rl)], options.validation, options.test)
+    split_of = assign_splits([split_group(r.columns) for r in (*sft, *rl)], options.validation, options.test)
     for r in (*sft, *rl):
-        r.split = r.columns["split"] = split_of.get(r.columns.get("world_id"), "train")
+        r.split = r.columns["split"] = split_of.get(split_group(r.columns), "train")
     _fresh_folder(out)
 
     n_steps = sum(len(v) for v in src.steps.values()) or 1

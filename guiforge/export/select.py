@@ -61,6 +61,12 @@ def row_key(messages: list[dict[str, Any]], images: list[str]) -> str:
     return fingerprint([messages, images], 32)
 
 
+def split_group(columns: dict[str, Any]) -> str:
+    """What a row is split by: its world, or its own task when it has none (a task source's
+    tasks: one group for all of them would put every one in the same split)."""
+    return columns.get("world_id") or f"task:{columns.get('task_id')}"
+
+
 def assign_splits(world_ids: list[str | None], validation: float, test: float) -> dict[str | None, str]:
     """world_id -> split. Worlds are ordered by a hash of their id (stable, independent of
     the run's size); the last ``test`` share goes to test, the share before it to

@@ -167,7 +167,8 @@ class PackageGate:
             result = lease.verify(planted.state)
         finally:
             planted.cleanup()
-        return planted.description, not result.criteria.get(CRITERION_ID, 1)
+        crashed = any(e.startswith(f"{CRITERION_ID}:") for e in result.errors)  # an error caught nothing
+        return planted.description, not crashed and not result.criteria.get(CRITERION_ID, 1)
 
 
 def _damage_note(spec: TaskSpec, state: FinalState) -> str:

@@ -242,7 +242,9 @@ class ScriptedTeacher:
             return self._reply(action, thought)
         answer = self._answer_ahead()
         if answer is not None and self._p(self.noise.early_stop):
-            return self._premature(answer, obs, turn.step_index)
+            early = self._premature(answer, obs, turn.step_index)
+            if early is not None:  # else nothing to get wrong: the step as planned
+                return early
         try:
             planned = self._program.send(obs)
         except GroundingError:  # what it says is for the logs, not for a thought
@@ -270,10 +272,12 @@ class ScriptedTeacher:
     def _started_steps(self) -> int:
         return self._last_index + 1 if self._last_index is not None else 0
 
-    def _premature(self, answer: str, obs: Observation, turn: int) -> Reply:
+    def _premature(self, answer: str, obs: Observation, turn: int) -> Reply | None:
         screen = obs.debug.get("screen")
         lines = [line.text for line in screen.lines()] if screen is not None and obs.debug.get("document") else None
         wrong = premature_answer(answer, obs, self._rng, lines)
+        if wrong is None:
+            return None
         self._event(turn, "mistake", "premature_answer")
         action = Action(type="answer", answer=wrong, text=wrong)
         return self._reply(action, f"{self._writer._see(obs)} The figure seems to be right here on this screen, so "

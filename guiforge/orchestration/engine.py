@@ -156,8 +156,9 @@ def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard, worker: dict |
         raise
     except Exception as exc:
         raise StageError(describe_failure(stage, shard.plan.key, exc)) from exc
-    for table, store in content.items():
-        store.mark_committed([r["sha256"] for r in tables[table]])
+    if not entry.get("lost"):  # a writer that lost the claim committed none of its content
+        for table, store in content.items():
+            store.mark_committed([r["sha256"] for r in tables[table]])
     return entry
 
 

@@ -31,7 +31,7 @@ RAY_OPTIONS = ("num_cpus", "num_gpus", "memory")
 # Settings the shards need on every node (the model keys and storage credentials are the
 # nodes' own environment: they are not copied into the job's description).
 FORWARDED_PREFIXES = ("GUIFORGE_", "PREFECT_")
-SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
+SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "AUTH", "CREDENTIAL", "CONNECTION_URL")  # a DSN holds a password
 
 
 def _ray():

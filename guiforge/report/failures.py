@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-import pyarrow.parquet as pq
-
 from guiforge.failures import FAILURE_KINDS, failure_kind
 from guiforge.faults.log import read_log
 from guiforge.lake.manifests import all_entries
@@ -23,16 +21,14 @@ _COLUMNS = {"trajectories": ("task_id", "failure_kind", "env_failure"),
 
 def _read(lake: Lake, path: str, wanted: tuple[str, ...]) -> list[dict]:
     """The wanted columns a shard has (shards of schema 2 have no failure_kind)."""
-    with lake.fs.open(lake.resolve(path), "rb") as fh:
-        parquet = pq.ParquetFile(fh)
-        columns = [c for c in wanted if c in parquet.schema_arrow.names]
-        return parquet.read(columns=columns).to_pylist()
+    table = lake.read_shard(path)  # through the merge map once compaction merged the file
+    return table.select([c for c in wanted if c in table.column_names]).to_pylist()
 
 
 def failure_counts(lake: Lake, run_id: str | None = None) -> list[dict]:
     """Rows {run_id, stage, domain, failure kinds..., total}, one per stage and domain that met
     any failure, in run order."""
-    entries = all_entries(lake, run_id)
+    entries = [e for e in all_entries(lake, run_id) if not e.stage.startswith("_")]  # _compact holds merged copies
     domains: dict[tuple[str, str], str] = {}
     for e in entries:
         path = e.files().get("tasks")

@@ -14,7 +14,7 @@ stage may hold (``instances_per_domain`` times the domains it rolled out) it is 
 
 from __future__ import annotations
 
-from guiforge.lake.gc import KEPT_STAGE, Entry, all_entries
+from guiforge.lake.gc import Entry, all_entries
 from guiforge.lake.runlog import stage_sessions
 from guiforge.lake.store import Lake
 
@@ -54,7 +54,7 @@ def _episode_seconds(lake: Lake, entries: list[Entry], domains: dict[str, str]) 
 
 def stage_times(lake: Lake, run_id: str, provenance: dict | None = None) -> list[dict]:
     """One row per stage of the run, in the order the stages started."""
-    entries = [e for e in all_entries(lake, run_id) if e.stage != KEPT_STAGE]
+    entries = [e for e in all_entries(lake, run_id) if not e.stage.startswith("_")]  # _kept, _compact
     if not entries:
         return []
     sessions = stage_sessions(lake, run_id)
@@ -98,7 +98,7 @@ def shard_times(lake: Lake, run_id: str, stage: str | None = None) -> list[dict]
     """Every committed shard of the run (of ``stage``): its key, wall and CPU seconds, rows."""
     out = []
     for e in all_entries(lake, run_id):
-        if e.stage == KEPT_STAGE or (stage and e.stage != stage):
+        if e.stage.startswith("_") or (stage and e.stage != stage):  # _kept, _compact
             continue
         b = e.body
         out.append({"stage": e.stage, "key": b.get("key"), "fingerprint": b.get("fingerprint"),

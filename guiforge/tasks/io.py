@@ -116,5 +116,6 @@ def import_tasks(lake: Lake, files: list[Path], run_id: str = "imported") -> int
     rows = [task_row(path) for path in files]
     if rows:
         fp = fingerprint(sorted(r["task_id"] for r in rows))
-        commit_shard(lake, ShardCommit("import", run_id, fp, f"import[{len(rows)}]"), {"tasks": rows})
+        # the same ids imported again (edited files): the new rows replace the old, never beside them
+        commit_shard(lake, ShardCommit("import", run_id, fp, f"import[{len(rows)}]"), {"tasks": rows}, replace=True)
     return len(rows)

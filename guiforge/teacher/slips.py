@@ -135,9 +135,11 @@ def screen_numbers(obs: Observation, ocr_lines: list[str] | None = None) -> list
     return sorted(set(found))
 
 
-def premature_answer(answer: str, obs: Observation, rng: random.Random, ocr_lines: list[str] | None = None) -> str:
+def premature_answer(answer: str, obs: Observation, rng: random.Random,
+                     ocr_lines: list[str] | None = None) -> str | None:
     """The answer with its figure taken from what is on screen now (a wrong one), else with
-    a slipped digit: what answering before looking at the right place gives."""
+    a slipped digit: what answering before looking at the right place gives. None for an
+    answer with no figure: answering it early would be answering it right."""
     numbers = list(_NUMBER.finditer(answer))
     if numbers:
         m = numbers[-1]
@@ -146,7 +148,7 @@ def premature_answer(answer: str, obs: Observation, rng: random.Random, ocr_line
             return answer[:m.start()] + rng.choice(pool) + answer[m.end():]
         digit = str((int(m.group(0)[-1]) + rng.randint(1, 9)) % 10)
         return answer[:m.end() - 1] + digit + answer[m.end():]
-    return answer
+    return None
 
 
 def confirms(step: dict[str, Any] | None, action: Action, obs: Observation) -> bool:

@@ -99,6 +99,9 @@ class VerifierPool:
             result = read_message(proc.stdout)
             if isinstance(result, VerifierResult):
                 return result
+            if isinstance(result, str):  # the worker says why it cannot verify (a plugin it cannot load)
+                self._discard()
+                return result
         except (BrokenPipeError, OSError, EOFError):
             pass
         self._discard()

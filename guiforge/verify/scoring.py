@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from guiforge.plugins import PluginError, load_value
+from guiforge.plugins import load_value
 from guiforge.verify.contract import Criterion, FinalState, VerifierResult
 from guiforge.verify.registry import find_check
 
@@ -77,14 +77,14 @@ def graded(result: VerifierResult, evaluator: str, task: Any, state: FinalState)
     of an EnvKind, made here) returns a value in [0, 1], ``(value, reason)`` or None (the
     rubric stands). Success: the rubric's where the task has criteria, else the value
     reaching the kind's ``success_at``."""
+    cls = load_value(evaluator, "the environment kind's evaluate")  # PluginError: no verdict at all
     try:
-        cls = load_value(evaluator, "the environment kind's evaluate")
         kind = cls() if isinstance(cls, type) else cls
         answer = kind.evaluate(task, state)
         if answer is None:
             return result
         value, reason = check_value(answer)
-    except (PluginError, Exception) as exc:  # a broken reward scores 0 with its error, as a broken check
+    except Exception as exc:  # a reward that breaks on this state scores 0 with its error, as a broken check
         result.errors.append(f"evaluate: {type(exc).__name__}: {exc}")
         result.score, result.success = 0.0, False
         return result

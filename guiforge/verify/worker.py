@@ -24,17 +24,18 @@ ISOLATED = ("the verifier worker runs isolated (python -I): install the package 
             "(pip install, or pip install -e for one you are writing)")
 
 
-def answer(request: tuple) -> VerifierResult:
+def answer(request: tuple) -> VerifierResult | str:
+    """The verdict, or (a string) why the worker cannot give one: a declared check plugin or a
+    kind's evaluator it cannot load is the verifier failing, never a score of 0."""
     rubric, state, feasible, _fault, *rest = request
     extra = rest[0] if rest else {}
     try:
         declare(extra.get("checks") or ())
+        result = score_rubric(rubric, state, feasible)
+        if extra.get("evaluator"):
+            result = graded(result, extra["evaluator"], extra.get("task"), state)
     except PluginError as exc:
-        return VerifierResult(score=0.0, success=False, criteria={c.id: 0 for c in rubric},
-                              errors=[f"{exc}; {ISOLATED}"])
-    result = score_rubric(rubric, state, feasible)
-    if extra.get("evaluator"):
-        result = graded(result, extra["evaluator"], extra.get("task"), state)
+        return f"{exc}; {ISOLATED}"
     return result
 
 

@@ -88,6 +88,8 @@ class SiteEnv(WebEnv):
         self.task, self.answer, self.status = task, None, None
         self.seq += 1
         self.s.context.clear_cookies()
+        if urlsplit(self.s.page.url).hostname == SITE_HOST:  # the last task's storage is not this one's s0
+            self.js_sync("() => { localStorage.clear(); sessionStorage.clear(); return true; }")
         self.s.page.goto(f"{SITE_ORIGIN}/{page}" + (f"?{urlencode(query)}" if query else ""), wait_until="load")
         self.s.cdp.send("Page.resetNavigationHistory")
         return self.observe()

@@ -60,3 +60,13 @@ def test_a_site_task_naming_a_page_the_kind_lacks_is_refused(site):
         site.reset(_task(page="nope.html"))
     site.reset(_task(page="quiz.html"))
     assert site.s.page.url == f"{SITE_ORIGIN}/quiz.html"
+
+
+def test_a_reset_leaves_no_storage_of_the_task_before(site):
+    """localStorage lives with the context and sessionStorage with the tab, both reused across
+    tasks: the next task's start state must not hold what the last one saved."""
+    site.reset(_task(page="quiz.html"))
+    site.js_sync("() => { localStorage.setItem('draft', 'x'); sessionStorage.setItem('step', '2'); return true; }")
+    site.reset(_task(page="quiz.html"))
+    left = site.js_sync("() => [localStorage.getItem('draft'), sessionStorage.getItem('step')]")
+    assert left == [None, None]
