@@ -29,6 +29,10 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from guiforge.models.images import (
+    smart_resize,  # Qwen-VL's resize, one copy for prompts and budgets
+)
+
 # Qwen's tokenizers (and the test's own small BPE) give every digit a token of its own; the
 # rest at 2.8 bytes a token is below what BPE tokenizers reach on English and JSON (about
 # 3.5-4.5 with a large vocabulary, about 3 with the tests' 4,000-token one): an overestimate
@@ -51,22 +55,6 @@ class Processor:
             return self.fixed
         h, w = smart_resize(height, width, self.factor, self.min_pixels, self.max_pixels)
         return (h // self.factor) * (w // self.factor)
-
-
-def smart_resize(height: int, width: int, factor: int, min_pixels: int, max_pixels: int) -> tuple[int, int]:
-    """Qwen-VL's resize (transformers' ``smart_resize``): both sides multiples of ``factor``,
-    the area inside [min_pixels, max_pixels], the aspect kept as closely as possible."""
-    h_bar = max(factor, round(height / factor) * factor)
-    w_bar = max(factor, round(width / factor) * factor)
-    if h_bar * w_bar > max_pixels:
-        beta = math.sqrt((height * width) / max_pixels)
-        h_bar = max(factor, math.floor(height / beta / factor) * factor)
-        w_bar = max(factor, math.floor(width / beta / factor) * factor)
-    elif h_bar * w_bar < min_pixels:
-        beta = math.sqrt(min_pixels / (height * width))
-        h_bar = math.ceil(height * beta / factor) * factor
-        w_bar = math.ceil(width * beta / factor) * factor
-    return h_bar, w_bar
 
 
 PROCESSORS = (
