@@ -17,7 +17,7 @@ from typing import Any
 from guiforge.envs.screen_facts import readable
 from guiforge.teacher.desktop_thoughts import PURPOSES as DESKTOP_PURPOSES
 from guiforge.teacher.desktop_thoughts import SHORTCUTS
-from guiforge.teacher.thoughts import APP_NAMES, VIEW_NAMES, purpose
+from guiforge.teacher.thoughts import APP_NAMES, app_place, purpose
 
 _LIST_ROLES = {"listitem", "row", "option", "link", "li", "article", "gridcell"}
 _NOTICE_ROLES = {"alert", "status"}
@@ -98,13 +98,7 @@ def place(facts: dict[str, Any], domain: str | None) -> str | None:
     path = [p for p in facts.get("path") or [] if readable(p)]
     if not path:
         return ("the phone's home screen" if domain == "mobile" else "the start page") if facts.get("elements") else None
-    app = APP_NAMES.get(path[0], path[0])
-    if len(path) == 1:
-        return f"the {app} app"
-    view = VIEW_NAMES.get(path[1])
-    if view:
-        return f"the {app} app's {view}" + (" with one item open" if len(path) > 2 else "")
-    return f"an item in the {app} app"
+    return app_place(path)
 
 
 def _extras(facts: dict[str, Any], may_quote: bool, rng: random.Random) -> list[str]:

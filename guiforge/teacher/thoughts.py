@@ -81,6 +81,11 @@ def screen_name(obs: Observation) -> str:
         path = [p for p in path.split("/") if p and ":" not in p]
     if not path:
         return "the home screen" if obs.debug.get("elements") else "the screen"
+    return app_place(path)
+
+
+def app_place(path: list[str]) -> str:
+    """Where an apps' route (``["mail", "inbox", ...]``) is, in words: the app, its view, an item."""
     app = APP_NAMES.get(path[0], path[0])
     if len(path) == 1:
         return f"the {app} app"
