@@ -59,7 +59,8 @@ class ScreenReader:
         env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
         with self._slots:
             proc = subprocess.run(["tesseract", "stdin", "stdout", "-l", self.lang, "--psm", "11"], input=data,
-                                  capture_output=True, timeout=self.timeout_s, env=env, check=False)
+                                  capture_output=True, timeout=self.timeout_s, env=env, check=False,
+                                  start_new_session=True)  # a group stop reaches guiforge first
         if proc.returncode != 0:
             raise RuntimeError(f"tesseract failed ({proc.returncode}): {proc.stderr.decode(errors='replace')[:200]}")
         return proc.stdout.decode("utf-8", errors="replace")

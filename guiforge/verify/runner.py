@@ -50,7 +50,8 @@ class VerifierPool:
             # "/" is fixed, and only guiforge's own settings reach it (no API keys)
             env = {k: v for k, v in os.environ.items() if k.startswith("GUIFORGE_") or k in ("PATH", "LANG", "TMPDIR")}
             self._proc = subprocess.Popen([sys.executable, "-I", "-m", "guiforge.verify.worker"], cwd="/", env=env,
-                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                          start_new_session=True)  # a group stop reaches guiforge first
         return self._proc
 
     def _discard(self) -> None:

@@ -33,7 +33,8 @@ class Keymap:
         self.available = shutil.which(XMODMAP) is not None
 
     def _read_spare(self) -> list[int]:
-        done = subprocess.run([XMODMAP, "-pke"], env=self.env(), capture_output=True, text=True, timeout=10)
+        done = subprocess.run([XMODMAP, "-pke"], env=self.env(), capture_output=True, text=True, timeout=10,
+                              start_new_session=True)
         spare = []
         for line in done.stdout.splitlines():
             head, _, syms = line.partition("=")
@@ -63,6 +64,7 @@ class Keymap:
         for ch, keycode in fresh.items():
             sym = f"U{ord(ch):04X}"
             expressions += ["-e", f"keycode {keycode} = {sym} {sym}"]  # the same symbol with or without Shift
-        done = subprocess.run([XMODMAP, *expressions], env=self.env(), capture_output=True, timeout=10)
+        done = subprocess.run([XMODMAP, *expressions], env=self.env(), capture_output=True, timeout=10,
+                              start_new_session=True)
         if done.returncode == 0:  # else xdotool's scratch binding still types them
             self.bound |= fresh

@@ -61,7 +61,7 @@ def _tesseract(png: bytes, psm: str = "11") -> str:
     env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
     try:
         done = subprocess.run(["tesseract", "stdin", "stdout", "--psm", psm, "tsv"], input=png,
-                              capture_output=True, timeout=60, env=env)
+                              capture_output=True, timeout=60, env=env, start_new_session=True)
     except FileNotFoundError:
         raise RuntimeError("tesseract is not installed (apt-get install tesseract-ocr)") from None
     return done.stdout.decode("utf-8", "replace")

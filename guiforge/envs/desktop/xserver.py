@@ -132,7 +132,7 @@ class XServer:
         self._require_alive()
         try:
             return subprocess.run(["xdotool", *args], env=self.env(), capture_output=True,
-                                  text=True, timeout=timeout_s)
+                                  text=True, timeout=timeout_s, start_new_session=True)
         except subprocess.TimeoutExpired:
             raise EnvFailure(f"xdotool {args[0]} hung for {timeout_s:.0f}s on {self.name}") from None
 

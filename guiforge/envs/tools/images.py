@@ -267,7 +267,7 @@ def _tesseract(img: Image.Image, psm: int) -> list[dict[str, str]]:
         try:
             proc = subprocess.run(
                 ["tesseract", str(src), "stdout", "--psm", str(psm), "-l", "eng", "tsv"],
-                capture_output=True, text=True, timeout=OCR_TIMEOUT_S, check=False,
+                capture_output=True, text=True, timeout=OCR_TIMEOUT_S, check=False, start_new_session=True,
                 # tesseract's OpenMP threads fight over few cores: one thread is ~3x faster here
                 env={**os.environ, "OMP_THREAD_LIMIT": "1"},
             )

@@ -93,7 +93,7 @@ def document_text(ctx: ToolContext, path: str) -> str:
 def _pdf_text(full: Path) -> str:
     try:
         proc = subprocess.run(["pdftotext", "-layout", str(full), "-"], capture_output=True,
-                              text=True, timeout=30, check=False)
+                              text=True, timeout=30, check=False, start_new_session=True)
     except FileNotFoundError:
         raise ToolError("pdftotext is not installed (apt-get install poppler-utils)") from None
     if proc.returncode != 0:

@@ -27,6 +27,7 @@ from playwright.sync_api import (
 )
 
 from guiforge.envs.web.cdp import DEVTOOLS_FLAGS, PageChannel, devtools_url
+from guiforge.envs.web.driver import in_own_session
 from guiforge.envs.web.netns import available, host_netns, isolated_executable, open_netns
 from guiforge.envs.web.routing import Router
 
@@ -260,6 +261,7 @@ def launch(context_options: Callable[[Playwright], dict[str, Any]],
                    "by the WebRTC flags, page scripts, resolver rules and routes only; see SECURITY.md")
     executable = isolated_executable(CHROMIUM) if isolated else CHROMIUM
     env = {k: os.environ[k] for k in BROWSER_ENV_KEYS if k in os.environ}
+    in_own_session()  # a stop for our process group reaches guiforge, never the pages
     pw = sync_playwright().start()
     netns = None
     try:

@@ -88,11 +88,23 @@ class SiteEnv(WebEnv):
         self.task, self.answer, self.status = task, None, None
         self.seq += 1
         self.s.context.clear_cookies()
-        if urlsplit(self.s.page.url).hostname == SITE_HOST:  # the last task's storage is not this one's s0
-            self.js_sync("() => { localStorage.clear(); sessionStorage.clear(); return true; }")
-        self.s.page.goto(f"{SITE_ORIGIN}/{page}" + (f"?{urlencode(query)}" if query else ""), wait_until="load")
+        url = f"{SITE_ORIGIN}/{page}" + (f"?{urlencode(query)}" if query else "")
+        self._clear_storage(url)  # the last task's storage is not this one's s0
+        self.s.page.goto(url, wait_until="load")
         self.s.cdp.send("Page.resetNavigationHistory")
         return self.observe()
+
+    def _clear_storage(self, url: str) -> None:
+        """Empty the site's local and session storage (both outlive a navigation in this tab).
+        The document decides, not ``page.url``: a blocked navigation leaves an error page that
+        can still carry the site's address and has no storage. Off the site, the site is
+        opened first so its storage can be reached."""
+        script = ("(origin) => { if (location.origin !== origin) return false;"
+                  " localStorage.clear(); sessionStorage.clear(); return true; }")
+        if not self.js_sync(script, SITE_ORIGIN):
+            self.s.page.goto(url, wait_until="load")
+            if not self.js_sync(script, SITE_ORIGIN):
+                raise RuntimeError(f"cannot reach the storage of {SITE_ORIGIN}: the page is {self.s.page.url}")
 
     def execute(self, action: Action) -> str:
         if action.type == "goto":

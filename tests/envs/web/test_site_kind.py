@@ -70,3 +70,14 @@ def test_a_reset_leaves_no_storage_of_the_task_before(site):
     site.reset(_task(page="quiz.html"))
     left = site.js_sync("() => [localStorage.getItem('draft'), sessionStorage.getItem('step')]")
     assert left == [None, None]
+
+
+def test_a_reset_after_a_blocked_navigation_still_clears_the_sites_storage(site):
+    """The error page a blocked navigation leaves has no storage of its own, whatever
+    ``page.url`` says; the site's session storage in this tab must still be emptied."""
+    site.reset(_task(page="quiz.html"))
+    site.js_sync("() => { localStorage.setItem('draft', 'x'); sessionStorage.setItem('step', '2'); return true; }")
+    with pytest.raises(Exception, match="ERR_BLOCKED_BY_CLIENT"):
+        site.s.page.goto("http://example.com/")
+    site.reset(_task(page="quiz.html"))
+    assert site.js_sync("() => [localStorage.getItem('draft'), sessionStorage.getItem('step')]") == [None, None]
