@@ -20,4 +20,4 @@ test:
 	GUIFORGE_EXTRAS=test,ray ./scripts/bootstrap.sh
 	.venv/bin/ruff check .
 	.venv/bin/python scripts/lint_imports.py
-	.venv/bin/pytest -q
+	.venv/bin/pytest -q --durations=25

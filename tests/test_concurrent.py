@@ -22,10 +22,10 @@ CONFIG = {
     "name": "together", "seed": 9, "workers": 2,
     "models": {"world_builder": {"provider": "offline"}, "teacher": {"provider": "offline"}},
     "stages": {
-        "personas": {"count": 8, "shard_size": 4}, "worlds": {},
+        "personas": {"count": 4, "shard_size": 4}, "worlds": {},
         "skills": {"include": ["mail.reply_invoice_total"]},
         "task_candidates": {"per_world": 2}, "task_gates": {"package_gate": False},
-        "rollouts": {"samples": 2, "tasks": 3, "tasks_per_shard": 1, "phone_screenshots": "css"},
+        "rollouts": {"samples": 2, "tasks": 2, "tasks_per_shard": 1, "phone_screenshots": "css"},
     },
 }
 
@@ -65,7 +65,7 @@ def test_two_runs_at_once_keep_every_image(tmp_path):
         assert steps and set(steps) - {None} <= set(lake.read_table("images", run_id).column("sha256").to_pylist())
         assert set(steps) - {None} <= stored
     trajectories = [lake.read_table("trajectories", r).num_rows for r in ("one", "two")]
-    assert trajectories == [6, 6]
+    assert trajectories == [4, 4]
     done = subprocess.run([sys.executable, "-m", "guiforge.cli", "lake", "check", "--lake", str(lake_dir)],
                           cwd=PROJECT_ROOT, capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.startswith("lake check ok"), done.stdout

@@ -158,8 +158,10 @@ def long_reference(tmp_path_factory) -> Lake:
 
 
 @pytest.mark.timeout(1200)
-# the local path's SIGTERM and resume also run in CI through tests/test_kill_battery.py
-@pytest.mark.parametrize("executor", ["prefect", pytest.param("local", marks=pytest.mark.battery)])
+# CI stops runs by SIGTERM through tests/test_kill_battery.py (local) and the Prefect cancel in
+# tests/test_prefect_deploy.py (the runner's killpg SIGTERM to a deployment's flow run)
+@pytest.mark.battery
+@pytest.mark.parametrize("executor", ["prefect", "local"])
 def test_sigterm_during_rollouts_then_resume_gives_the_uninterrupted_tables(tmp_path, long_reference, executor):
     """SIGTERM while rollouts run (Prefect's own SIGTERM handler must not win): exit 143 with
     one line, nothing the signal interrupted committed, and the resumed run's tables (every

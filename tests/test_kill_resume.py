@@ -145,6 +145,7 @@ ROLLOUTS = {
 }
 
 
+@pytest.mark.battery  # CI SIGKILLs the group during rollouts through tests/test_kill_battery.py's short variant
 def test_sigkill_during_rollouts_keeps_finished_trajectories(tmp_path, prefect_home):
     config = tmp_path / "rollouts.yaml"
     config.write_text(yaml.safe_dump(ROLLOUTS))
