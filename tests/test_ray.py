@@ -91,3 +91,21 @@ def test_credentials_in_prefect_settings_are_not_sent_to_the_cluster(monkeypatch
     env = forwarded_env()
     assert env["PREFECT_API_URL"] == "http://10.0.0.5:4200/api" and env["GUIFORGE_SHARD_RETRIES"] == "2"
     assert "PREFECT_API_AUTH_STRING" not in env and "PREFECT_API_DATABASE_CONNECTION_URL" not in env
+
+
+def test_an_address_nothing_listens_on_is_one_line_at_once(tmp_path):
+    """ray.init retries a dead address for minutes, deaf to SIGTERM: the run refuses it first,
+    before it takes the run's lock."""
+    import socket
+
+    with socket.socket() as s:  # a port that was free a moment ago and has no listener now
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    lake, config = tmp_path / "lake", tmp_path / "p.yaml"
+    config.write_text(yaml.safe_dump(CONFIG))
+    done = subprocess.run([sys.executable, "-m", "guiforge.cli", "run", str(config), "--ray-address",
+                           f"127.0.0.1:{port}", "--lake", str(lake)], capture_output=True, text=True, timeout=120)
+    lines = [x for x in (done.stdout + done.stderr).splitlines() if x.strip()]
+    assert done.returncode == 2 and lines[-1].startswith(f"error: executor ray: nothing answers at 127.0.0.1:{port}"), lines
+    assert "Traceback" not in done.stdout + done.stderr
+    assert not list(lake.glob("_locks/*")), "a refused address took the run's lock"

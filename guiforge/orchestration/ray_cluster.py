@@ -20,12 +20,14 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import socket
 from collections.abc import Iterator
 from typing import Any
 
 from guiforge.config import PipelineConfig
 from guiforge.errors import GuiforgeError
 
+PROBE_TIMEOUT_S = 5.0  # a cluster's GCS port that takes longer to accept is not one to run on
 # Ray's own scheduling options; every other name in ray.resources is a custom resource.
 RAY_OPTIONS = ("num_cpus", "num_gpus", "memory")
 # Settings the shards need on every node (the model keys and storage credentials are the
@@ -66,6 +68,8 @@ def ray_session(config: PipelineConfig) -> Iterator[Any]:
         return
     address = config.ray.address
     local = {} if address else {"num_cpus": config.workers, "include_dashboard": False}
+    if address:
+        probe(address)
     try:
         ray.init(address=address, namespace="guiforge", runtime_env={"env_vars": forwarded_env()},
                  log_to_driver=os.environ.get("PREFECT_LOGGING_LEVEL") == "INFO",
@@ -78,6 +82,21 @@ def ray_session(config: PipelineConfig) -> Iterator[Any]:
         yield ray
     finally:
         ray.shutdown()
+
+
+def probe(address: str) -> None:
+    """Refuse an address nothing listens on, in one line: ``ray.init`` retries such an address
+    for minutes, deaf to SIGINT/SIGTERM. ``auto`` (the address file of a local ``ray start``)
+    is Ray's to resolve."""
+    hostport = address.removeprefix("ray://").rstrip("/")
+    host, _, port = hostport.rpartition(":")
+    if address == "auto" or not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_TIMEOUT_S).close()
+    except OSError as exc:
+        raise GuiforgeError(f"executor ray: nothing answers at {address} ({exc.strerror or exc}); start the "
+                            "cluster with `ray start --head` or fix ray.address / --ray-address") from None
 
 
 def shard_options(config: PipelineConfig, stage) -> dict[str, Any]:

@@ -34,6 +34,7 @@ from guiforge.orchestration.engine import Reporter, StageSummary, run_local
 from guiforge.orchestration.pipeline import Pipeline
 from guiforge.orchestration.prefect_env import configure, drain_events
 from guiforge.orchestration.provenance import record_run
+from guiforge.orchestration.ray_cluster import probe
 from guiforge.orchestration.server import run_home, temporary_server
 
 
@@ -51,6 +52,8 @@ def run_pipeline(
         pipeline.config.executor = executor
     executor = pipeline.config.executor
     lake = Lake(pipeline.config.lake)
+    if executor == "ray" and pipeline.config.ray.address:
+        probe(pipeline.config.ray.address)  # before a lock or a server: a dead address is one line at once
     shutdown.reset()
     with shutdown.handling_signals(), locked_run(lake, pipeline, fresh):
         summaries: list[StageSummary] = []
