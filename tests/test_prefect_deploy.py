@@ -91,7 +91,7 @@ class Server:
     one `prefect worker start` that runs what is triggered."""
 
     def __init__(self, tmp: Path):
-        self.port = _free_port()
+        self.port, self.tmp = _free_port(), tmp
         self.api = f"http://127.0.0.1:{self.port}/api"
         self.env = _clean_env(PREFECT_HOME=str(tmp / "prefect"), PREFECT_API_URL=self.api, HOME=str(tmp),
                               XDG_CACHE_HOME=str(CACHE), GUIFORGE_SHARD_RETRY_DELAYS="1,2")
@@ -114,10 +114,10 @@ class Server:
             time.sleep(0.5)
         self.prefect("work-pool", "create", "guiforge", "--type", "process")
         self.prefect("deploy", "--all")  # both deployments of prefect.yaml, the default with its schedule
-        self.spawn("worker", "start", "--pool", "guiforge")
+        self.spawn("worker", "start", "--pool", "guiforge", cwd=self.tmp)  # the runs find the checkout themselves
 
-    def spawn(self, *args: str) -> subprocess.Popen:
-        proc = subprocess.Popen([str(BIN / "prefect"), *args], cwd=PROJECT_ROOT, env=self.env,
+    def spawn(self, *args: str, cwd: Path = PROJECT_ROOT) -> subprocess.Popen:
+        proc = subprocess.Popen([str(BIN / "prefect"), *args], cwd=cwd, env=self.env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         self.procs.append(proc)
         return proc
@@ -208,6 +208,8 @@ def test_deploy_from_prefect_yaml_and_run_on_a_process_worker(server, tmp_path):
         assert set(deployments) >= {"default", "tiny"}
         schedules = deployments["default"]["schedules"]
         assert schedules and schedules[0]["schedule"]["cron"] == "0 2 * * *"
+        # no path of the deployer's checkout travels: any worker host with a clone runs it
+        assert str(PROJECT_ROOT) not in json.dumps(deployments["tiny"]["pull_steps"]), deployments["tiny"]["pull_steps"]
         artifacts = client.post("/artifacts/filter", json={}).json()
     keys = {a["key"] for a in artifacts}
     assert {"guiforge-personas", "guiforge-rollouts", "guiforge-report", "guiforge-report-html"} <= keys, keys
