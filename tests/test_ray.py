@@ -109,3 +109,36 @@ def test_an_address_nothing_listens_on_is_one_line_at_once(tmp_path):
     assert done.returncode == 2 and lines[-1].startswith(f"error: executor ray: nothing answers at 127.0.0.1:{port}"), lines
     assert "Traceback" not in done.stdout + done.stderr
     assert not list(lake.glob("_locks/*")), "a refused address took the run's lock"
+
+
+def _outside_address() -> str | None:
+    """An address of this host that is not loopback (None when it has none)."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))  # no packet is sent: only the route's source address is chosen
+            address = s.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith("127.") else address
+
+
+def test_a_cluster_on_other_hosts_needs_a_prefect_server_its_nodes_reach(monkeypatch):
+    import socket
+
+    from guiforge.errors import GuiforgeError
+    from guiforge.orchestration.ray_cluster import probe
+
+    address = _outside_address()
+    if address is None:
+        pytest.skip("this host has no address besides loopback")
+    with socket.socket() as listener:  # stands for a head node on another host: a listening port
+        listener.bind((address, 0))
+        listener.listen()
+        head = f"{address}:{listener.getsockname()[1]}"
+        monkeypatch.delenv("PREFECT_API_URL", raising=False)
+        with pytest.raises(GuiforgeError, match="cannot reach the run's temporary Prefect server"):
+            probe(head)
+        monkeypatch.setenv("PREFECT_API_URL", "http://prefect.example:4200/api")
+        probe(head)  # a server the nodes reach: fine

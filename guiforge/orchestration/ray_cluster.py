@@ -18,6 +18,7 @@ only when this executor runs.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import logging
 import os
 import socket
@@ -84,19 +85,38 @@ def ray_session(config: PipelineConfig) -> Iterator[Any]:
         ray.shutdown()
 
 
+def _host_port(address: str) -> tuple[str, int] | None:
+    host, _, port = address.removeprefix("ray://").rstrip("/").rpartition(":")
+    return (host.strip("[]"), int(port)) if host and port.isdigit() else None
+
+
 def probe(address: str) -> None:
-    """Refuse an address nothing listens on, in one line: ``ray.init`` retries such an address
-    for minutes, deaf to SIGINT/SIGTERM. ``auto`` (the address file of a local ``ray start``)
-    is Ray's to resolve."""
-    hostport = address.removeprefix("ray://").rstrip("/")
-    host, _, port = hostport.rpartition(":")
-    if address == "auto" or not host or not port.isdigit():
+    """Refuse, in one line, an address nothing listens on (``ray.init`` retries it for
+    minutes, deaf to SIGINT/SIGTERM) and a cluster on other hosts when the run's Prefect
+    server is the temporary one, which listens on this host's loopback only: the shards'
+    task runs report to Prefect from every node. ``auto`` (the address file of a local
+    ``ray start``) is Ray's to resolve."""
+    target = _host_port(address) if address != "auto" else None
+    if target is None:
         return
+    host, port = target
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_TIMEOUT_S).close()
+        socket.create_connection((host, port), timeout=PROBE_TIMEOUT_S).close()
     except OSError as exc:
         raise GuiforgeError(f"executor ray: nothing answers at {address} ({exc.strerror or exc}); start the "
                             "cluster with `ray start --head` or fix ray.address / --ray-address") from None
+    if not os.environ.get("PREFECT_API_URL") and not _loopback(host):
+        raise GuiforgeError(f"executor ray: the cluster at {address} is on another host, and its nodes cannot "
+                            "reach the run's temporary Prefect server (loopback only): start one they reach "
+                            "(`prefect server start --host 0.0.0.0`) and set PREFECT_API_URL")
+
+
+def _loopback(host: str) -> bool:
+    try:
+        addresses = {info[4][0] for info in socket.getaddrinfo(host, None)}
+    except OSError:
+        return False
+    return all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses)
 
 
 def shard_options(config: PipelineConfig, stage) -> dict[str, Any]:
