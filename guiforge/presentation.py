@@ -14,6 +14,7 @@ can be ignored unless it covers what the agent needs.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -87,8 +88,9 @@ VIEWPORTS: dict[str, tuple[tuple[int, int], ...]] = {
     "mobile": ((412, 839), (360, 760), (390, 750), (393, 786)),  # x2.625 (Pixel) whole or not .5
 }
 
-# How many wordings core.js has for each kind, and which kinds each domain shows
-# (a phone app has no cookie banner; LibreOffice gets none of the web distractors).
+# How many wordings core.js has for each kind, and which kinds guiforge's apps show by domain
+# (a phone app has no cookie banner; LibreOffice gets none of the web distractors). The
+# tables here are the data of guiforge's own kinds (envs/kinds_builtin.py: ``looks_for``).
 VARIANTS = {"cookie": 3, "dialog": 4, "toast": 4}
 KINDS: dict[str, tuple[str, ...]] = {"web": ("cookie", "dialog", "toast"), "mobile": ("dialog", "toast")}
 # How a desktop reference works LibreOffice: the mouse through menus and dialogs, or shortcuts.
@@ -104,38 +106,50 @@ def theme_named(name: str) -> Theme:
     raise KeyError(f"unknown theme {name!r}; known: {', '.join(t.name for t in THEMES + DESKTOP_THEMES)}")
 
 
-def sample_presentation(domain: str, task_id: str, seed: int | str = 0, variant: str | None = None,
+@dataclass(frozen=True)
+class Looks:
+    """What one environment kind's tasks are drawn from (its ``looks_for``): the screen sizes,
+    the themes, the distractor kinds it shows, and the ways its reference may work the
+    screen (a desktop's mouse or keyboard). A kind with none draws nothing."""
+
+    viewports: tuple[tuple[int, int], ...]
+    themes: tuple[Theme, ...] = THEMES
+    distractors: tuple[str, ...] = ()  # kinds of VARIANTS, in drawing order
+    styles: tuple[str, ...] = ()
+
+
+def sample_presentation(looks: Looks | None, task_id: str, seed: int | str = 0,
                         distractors: bool = True) -> Presentation:
-    """The presentation of one task: a pure function of (domain, variant, task id, seed)."""
-    if domain not in VIEWPORTS or variant == "terminal":  # tools, a bare terminal: nothing is drawn
+    """The presentation of one task: a pure function of (its kind's looks, task id, seed)."""
+    if looks is None or not looks.viewports:  # tools, a bare terminal: nothing is drawn
         return Presentation()
     rng = random.Random(fingerprint(["presentation", seed, task_id]))
-    viewport = rng.choice(VIEWPORTS[domain])
-    theme = rng.choice(THEMES if domain in KINDS else DESKTOP_THEMES)
+    viewport = rng.choice(looks.viewports)
+    theme = rng.choice(looks.themes)
     shown: list[Distractor] = []
-    for kind in KINDS.get(domain, ()) if distractors else ():
+    for kind in looks.distractors if distractors else ():
         if rng.random() < RATES[kind]:
             # a cookie banner greets the first page; the others interrupt a little later
             after = 0 if kind == "cookie" else rng.choice((0, 1, 1, 2, 3))
             shown.append(Distractor(kind=kind, variant=rng.randrange(VARIANTS[kind]), after_clicks=after))
     style = None
-    if domain == "desktop":  # its own draw, so the looks drawn above stay what they were
-        style = random.Random(fingerprint(["input-style", seed, task_id])).choice(STYLES)
+    if looks.styles:  # its own draw, so the looks drawn above stay what they were
+        style = random.Random(fingerprint(["input-style", seed, task_id])).choice(looks.styles)
     return Presentation(theme=theme, viewport=viewport, distractors=tuple(shown), style=style)
 
 
-def harder_presentation(domain: str, task_id: str, seed: int | str = 0, variant: str | None = None) -> Presentation:
-    """A harder look of a task, for resynthesis: the smallest screen of its domain (smaller
-    targets), a compact theme (denser lists) and every distractor the domain shows."""
-    base = sample_presentation(domain, task_id, seed, variant)
-    if base.viewport is None:
+def harder_presentation(looks: Looks | None, task_id: str, seed: int | str = 0) -> Presentation:
+    """A harder look of a task, for resynthesis: the smallest screen of its kind (smaller
+    targets), a compact theme (denser lists) and every distractor the kind shows."""
+    base = sample_presentation(looks, task_id, seed)
+    if looks is None or base.viewport is None:
         return base
     rng = random.Random(fingerprint(["harder", seed, task_id]))
-    smallest = min(VIEWPORTS[domain], key=lambda v: v[0] * v[1])
-    compact = [t for t in (THEMES if domain in KINDS else DESKTOP_THEMES) if t.density == "compact"]
+    smallest = min(looks.viewports, key=lambda v: v[0] * v[1])
+    compact = [t for t in looks.themes if t.density == "compact"]
     shown = tuple(Distractor(kind=k, variant=rng.randrange(VARIANTS[k]),
                              after_clicks=0 if k == "cookie" else rng.choice((0, 1, 2)))
-                  for k in KINDS.get(domain, ()))
+                  for k in looks.distractors)
     return base.model_copy(update={"viewport": smallest, "theme": rng.choice(compact) if compact else base.theme,
                                    "distractors": shown})
 

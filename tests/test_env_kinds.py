@@ -14,10 +14,12 @@ from htmlbench_package import installed
 
 from guiforge.envs import EnvKind, EnvSpec, FinalState, RunKinds, TaskSpec, kind_of
 from guiforge.envs.actions import ACTION_SETS, Action
+from guiforge.envs.base import Environment
 from guiforge.envs.kinds import is_touch
 from guiforge.errors import ConfigError
 from guiforge.harness.episode import system_prompt
 from guiforge.orchestration.compile import load_pipeline
+from guiforge.presentation import Looks
 from guiforge.tasks.materialize import task_spec
 from guiforge.verify.contract import Criterion
 from guiforge.verify.runner import VerifierFailure, VerifierPool
@@ -221,3 +223,88 @@ def test_rl_select_bands_a_kinds_graded_rewards_and_leaves_binary_ones_alone():
     assert "same reward" in NoVariance().check({"n_valid": 3, "n_success": 3, **graded_rewards(same)})
     binary = [{"score": 0.5, "success": True, "criteria_json": '{"criteria": {"graded": 1}}'}] * 3
     assert graded_rewards(binary) == {}
+
+
+class GradedQuizKind(CalcQuizKind):
+    """An outside kind with variants, its own health check and its own reward."""
+
+    action_sets = {"easy": frozenset({"answer"}), "hard": frozenset({"type", "answer"})}
+
+    def healthy(self, env) -> bool:
+        return env.spec.theme != "sick"  # the kind knows what a dead instance looks like
+
+    def evaluate(self, task, state):
+        return 0.25, "a quarter"
+
+
+class QuizAdapter(Environment):
+    """An adapter registered on its own for the quiz domain (a remote pool of quiz instances)."""
+
+    domain = "quiz"
+
+    def start(self): ...
+    def reset(self, task): ...
+    def observe(self): ...
+    def step(self, action): ...
+    def final_state(self): return FinalState()
+    def close(self): ...
+
+
+def test_an_adapter_registered_alone_keeps_the_variants_health_check_and_reward_of_its_kind(monkeypatch):
+    import guiforge.envs.kinds as kinds
+    from guiforge.envs import EnvManager
+
+    facts = GradedQuizKind()
+    monkeypatch.setattr(kinds, "resolve_kind", lambda ref: facts if ref == "quiz" else _builtin(ref))
+    kind = kinds.resolve_kind("test_env_kinds:QuizAdapter")
+    assert isinstance(kind, kinds.AdapterKind) and isinstance(kind.make(EnvSpec(domain="quiz")), QuizAdapter)
+    assert kind.variants() == ("easy", "hard") and kind.actions("hard") == frozenset({"type", "answer"})
+    assert kind.evaluate(TaskSpec(task_id="t", domain="quiz", instruction="x"), FinalState()) == (0.25, "a quarter")
+    # the verifier worker imports the wrapped kind (AdapterKind cannot be made without arguments)
+    assert kind.graded and kind.evaluator() == "test_env_kinds:GradedQuizKind"
+    assert not kind.healthy(QuizAdapter(EnvSpec(domain="quiz", theme="sick")))
+    # the manager asks the kind, not the adapter, whether an instance is alive: a sick one is replaced
+    manager = EnvManager(RunKinds({"quiz": "test_env_kinds:QuizAdapter"}), max_instances=1)
+    try:
+        for theme, replaced in (("well", 0), ("sick", 1)):
+            with manager.acquire(EnvSpec(domain="quiz", theme=theme), timeout_s=30):
+                pass
+            assert manager.stats.replaced == replaced, theme
+    finally:
+        manager.close()
+
+
+class LookingQuizKind(CalcQuizKind):
+    """An outside kind that draws its own looks, names its own screen and has a back button."""
+
+    action_sets = {None: frozenset({"click", "key", "back", "answer", "terminate"})}
+    computer = "ubuntu"
+
+    def looks_for(self, variant=None):
+        return Looks(((800, 600),), distractors=("toast",))
+
+
+def test_an_outside_kind_decides_its_presentation_screen_and_reference_verbs(monkeypatch):
+    """What guiforge decided by domain name (which looks a task draws, what a computer-use API
+    calls the screen, whether the reference clears pop-ups or presses a browser's back) an
+    outside kind decides for its own tasks."""
+    import guiforge.envs.kinds as kinds
+    from guiforge.envs.base import Observation
+    from guiforge.harness.formats import coord_system, get_format
+    from guiforge.presentation import harder_presentation
+    from guiforge.teacher.reference import ReferenceProgram
+
+    monkeypatch.setattr(kinds, "resolve_kind", lambda ref: LookingQuizKind() if ref == "quiz" else _builtin(ref))
+    drawn = [kind_of("quiz").presentation(f"tsk_{i}", 3) for i in range(40)]
+    assert {p.viewport for p in drawn} == {(800, 600)} and {d.kind for p in drawn for d in p.distractors} == {"toast"}
+    assert harder_presentation(None, "tsk_1", 3).viewport is None  # no looks: nothing is drawn
+    computer = get_format("openai_computer")
+    screen = coord_system("pixels", (800, 600))
+    assert computer.tools("quiz", None, screen)[0]["environment"] == "ubuntu"
+    assert computer.tools("desktop", "gui", screen)[0]["environment"] == "linux"
+    assert computer.tools("web", None, screen)[0]["environment"] == "browser"  # the format's option
+    program = ReferenceProgram([{"do": "key", "keys": ["back"]}], "quiz")
+    assert program.distractors == ("toast",)
+    assert program.send(Observation(width=800, height=600)).action.type == "back"
+    assert ReferenceProgram([{"do": "key", "keys": ["back"]}], "desktop", "gui").send(
+        Observation(width=800, height=600)).action.keys == ["back"]  # LibreOffice has no browser back

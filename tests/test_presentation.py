@@ -9,12 +9,12 @@ import random
 import re
 from collections import Counter
 
+from guiforge.envs.kinds import kind_of
 from guiforge.presentation import (
     DESKTOP_THEMES,
     THEMES,
     VIEWPORTS,
     presentation_of,
-    sample_presentation,
 )
 from guiforge.skills.realism import (
     distinct_templates,
@@ -28,9 +28,9 @@ from guiforge.skills.voice import speak, typo
 def test_presentations_are_seeded_varied_and_recorded():
     ids = [f"tsk_{i:04d}" for i in range(120)]
     for domain in ("web", "mobile", "desktop"):
-        drawn = [sample_presentation(domain, t, 7) for t in ids]
-        assert drawn == [sample_presentation(domain, t, 7) for t in ids]  # a pure function
-        assert drawn != [sample_presentation(domain, t, 8) for t in ids]  # the seed matters
+        drawn = [kind_of(domain).presentation(t, 7) for t in ids]
+        assert drawn == [kind_of(domain).presentation(t, 7) for t in ids]  # a pure function
+        assert drawn != [kind_of(domain).presentation(t, 8) for t in ids]  # the seed matters
         viewports = Counter(p.viewport for p in drawn)
         assert set(viewports) == set(VIEWPORTS[domain]) and len(viewports) >= 3
         for p in drawn:  # JSON and back, as tasks.presentation_json holds it
@@ -44,9 +44,9 @@ def test_presentations_are_seeded_varied_and_recorded():
         kinds = Counter(d.kind for p in drawn for d in p.distractors)
         assert kinds["dialog"] and kinds["toast"] and (kinds["cookie"] > 0) == (domain == "web")
         assert any(not p.distractors for p in drawn)  # some tasks are left in peace
-    assert sample_presentation("tools", "tsk_1", 7).as_dict() == {"distractors": []}
-    assert sample_presentation("desktop", "tsk_1", 7, "terminal").as_dict() == {"distractors": []}
-    usage = presentation_usage([("web", json.dumps(sample_presentation("web", t, 7).as_dict())) for t in ids])
+    assert kind_of("tools").presentation("tsk_1", 7).as_dict() == {"distractors": []}
+    assert kind_of("desktop").presentation("tsk_1", 7, "terminal").as_dict() == {"distractors": []}
+    usage = presentation_usage([("web", json.dumps(kind_of("web").presentation(t, 7).as_dict())) for t in ids])
     assert usage["web"]["tasks"] == 120 and len(usage["web"]["themes"]) >= 3 and len(usage["web"]["viewports"]) >= 3
 
 
@@ -104,7 +104,7 @@ def test_desktop_themes_are_libreoffice_profiles_of_their_own():
     compact = ElementTree.fromstring(registry_xml("7.4", 0, theme_settings("office-compact")).encode())
     assert any(p.get(f"{ns}name") == "SymbolSet" and p[0].text == "0" for i in compact for p in i)
     # a GUI desktop task's look picks its pool; a bare terminal has none
-    pres = sample_presentation("desktop", "tsk_9", 7, "gui").as_dict()
+    pres = kind_of("desktop").presentation("tsk_9", 7, "gui").as_dict()
     spec = env_spec("desktop", "gui", presentation=pres)
     assert spec.viewport == tuple(pres["viewport"]) and spec.theme == pres["theme"]["name"]
     assert env_spec("desktop", "terminal", presentation=pres).theme is None
@@ -112,11 +112,11 @@ def test_desktop_themes_are_libreoffice_profiles_of_their_own():
 
 
 def test_a_harder_variant_is_smaller_denser_and_shows_every_distractor():
-    from guiforge.presentation import KINDS, VIEWPORTS, harder_presentation
+    from guiforge.presentation import KINDS, VIEWPORTS
 
     for domain in ("web", "mobile", "desktop"):
-        hard = harder_presentation(domain, "tsk_x", 7)
+        hard = kind_of(domain).harder_presentation("tsk_x", 7)
         assert hard.viewport == min(VIEWPORTS[domain], key=lambda v: v[0] * v[1])
         assert hard.theme.density == "compact"
         assert sorted(d.kind for d in hard.distractors) == sorted(KINDS.get(domain, ()))
-        assert hard == harder_presentation(domain, "tsk_x", 7)  # seeded, like every presentation
+        assert hard == kind_of(domain).harder_presentation("tsk_x", 7)  # seeded, like every presentation

@@ -7,7 +7,9 @@ A kind says
 - its **action set** per variant (the actions a policy may take; codecs render and decode
   them) and whether pointer actions are **touch** (taps and swipes) or take no point at all;
 - its **prompt surface**: what the system prompt says the agent operates, and any notes
-  it appends (what an action means here);
+  it appends (what an action means here); what computer-use APIs call its screen;
+- its **looks**: the screen sizes, themes and distractors its tasks' presentations are
+  drawn from (none: nothing is drawn), and the reference program's own verbs for it;
 - its **setup builder**: a task (as stored) -> the ``TaskSpec.setup`` its adapter resets to,
   from the task's world when it has one, from the task's own setup when it has none; keys the
   builder does not know are kept;
@@ -36,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from guiforge.envs.base import Environment, EnvSpec, FinalState, TaskSpec
 from guiforge.plugins import load_value
+from guiforge.presentation import Looks, Presentation, harder_presentation, sample_presentation
 
 if TYPE_CHECKING:
     from guiforge.worlds.model import World
@@ -53,6 +56,11 @@ class EnvKind:
     touch: bool = False  # pointer actions are taps, long presses and swipes
     capacity: int | None = None  # most instances at once (None: as the stage allows)
     success_at: float = 1.0  # a graded reward at least this counts as success (no rubric)
+    default_variant: str | None = None  # the variant a task (or a reply to decode) that names none is
+    computer: str | None = None  # the screen as computer-use APIs name it (OpenAI's `environment`; None: a browser)
+    # the reference program's own verbs for this kind (the ``_<dialect>_<verb>`` handlers of
+    # guiforge.teacher.reference, tried before the common ones; None: the common ones only)
+    reference_dialect: str | None = None
 
     # -- actions and prompt ------------------------------------------------------------
     def variants(self) -> tuple[str | None, ...]:
@@ -78,6 +86,26 @@ class EnvKind:
         """What else the system prompt says about this kind, for ``variant`` ("" for nothing):
         where an action means something else here than on guiforge's apps."""
         return self.notes
+
+    # -- presentation ------------------------------------------------------------------
+    def looks_for(self, variant: str | None = None) -> Looks | None:
+        """What a task's presentation (screen size, theme, distractors) is drawn from; None:
+        nothing is drawn (the adapter's own look)."""
+        return None
+
+    def presentation(self, task_id: str, seed: int | str = 0, variant: str | None = None,
+                     distractors: bool = True) -> Presentation:
+        """The presentation of one task (drawn once, recorded on the task, applied on reset)."""
+        return sample_presentation(self.looks_for(variant), task_id, seed, distractors)
+
+    def harder_presentation(self, task_id: str, seed: int | str = 0, variant: str | None = None) -> Presentation:
+        """A harder look of a task for resynthesis (guiforge.presentation.harder_presentation)."""
+        return harder_presentation(self.looks_for(variant), task_id, seed)
+
+    def distractors(self, variant: str | None = None) -> tuple[str, ...]:
+        """The distractor kinds its screens may show (the reference clears them first)."""
+        looks = self.looks_for(variant)
+        return looks.distractors if looks is not None else ()
 
     # -- tasks -------------------------------------------------------------------------
     def setup(self, task: Mapping[str, Any], world: World | None) -> dict[str, Any]:

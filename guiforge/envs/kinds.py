@@ -37,12 +37,17 @@ _lock = threading.RLock()
 
 class AdapterKind(EnvKind):
     """An adapter class registered on its own: the facts of the kind of its ``domain``, its
-    own instances."""
+    own instances. Every method but :meth:`make` is the wrapped kind's (methods EnvKind
+    defines are not reached by ``__getattr__``, so each is passed on by name): a remote pool
+    of an outside kind's instances keeps that kind's variants, health check and reward."""
+
+    FACTS = ("domain", "surface", "notes", "action_sets", "touch", "capacity", "success_at", "default_variant",
+             "computer", "reference_dialect")
 
     def __init__(self, cls: type[Environment], facts: EnvKind):
         self.adapter, self.facts = cls, facts
-        self.domain, self.surface, self.action_sets = facts.domain, facts.surface, facts.action_sets
-        self.touch, self.capacity, self.success_at = facts.touch, facts.capacity, facts.success_at
+        for name in self.FACTS:  # EnvKind's defaults would hide the wrapped kind's values
+            setattr(self, name, getattr(facts, name))
 
     def __getattr__(self, name: str) -> Any:  # every fact the adapter does not change
         return getattr(self.__dict__["facts"], name)
@@ -61,6 +66,29 @@ class AdapterKind(EnvKind):
 
     def notes_for(self, variant=None):
         return self.facts.notes_for(variant)
+
+    def variants(self):
+        return self.facts.variants()
+
+    def looks_for(self, variant=None):
+        return self.facts.looks_for(variant)
+
+    def actions(self, variant=None):
+        return self.facts.actions(variant)
+
+    def healthy(self, env):
+        return self.facts.healthy(env)
+
+    def evaluate(self, task, state):
+        return self.facts.evaluate(task, state)
+
+    @property
+    def graded(self) -> bool:
+        return self.facts.graded
+
+    def evaluator(self) -> str | None:
+        # the worker makes a fresh instance of the class it names: the wrapped kind's
+        return self.facts.evaluator()
 
 
 def resolve_kind(ref: str) -> EnvKind:
@@ -94,12 +122,18 @@ def kind_of(domain: str) -> EnvKind:
         raise ValueError(f"no environment kind for domain {domain!r}: {exc}") from None
 
 
+def facts_of(domain: str) -> EnvKind:
+    """The kind registered for ``domain``, or a kind with no facts (EnvKind's defaults) when
+    none is: code that only asks a fact (touch, looks, dialect) never fails on a new label."""
+    try:
+        return kind_of(domain)
+    except ValueError:
+        return EnvKind()
+
+
 def is_touch(domain: str) -> bool:
     """Whether a domain's pointer actions are touch (taps, swipes): codecs ask this, never a name."""
-    try:
-        return kind_of(domain).touch
-    except ValueError:
-        return False
+    return facts_of(domain).touch
 
 
 def action_set(domain: str, variant: str | None = None) -> frozenset[str]:

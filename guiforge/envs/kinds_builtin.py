@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from guiforge.envs.actions import ACTION_SETS
 from guiforge.envs.base import EnvSpec
 from guiforge.envs.kind import EnvKind, kept, stored_setup
+from guiforge.presentation import DESKTOP_THEMES, KINDS, STYLES, THEMES, VIEWPORTS, Looks
 
 if TYPE_CHECKING:
     from guiforge.worlds.model import World
@@ -19,6 +20,10 @@ if TYPE_CHECKING:
 
 class PageKind(EnvKind):
     """Web and mobile: the local apps in Chromium, their state seeded from the world."""
+
+    def looks_for(self, variant=None) -> Looks:
+        # read on each call: a test may narrow the tables to one screen size
+        return Looks(VIEWPORTS[self.domain], THEMES, KINDS[self.domain])
 
     def spec(self, variant=None, presentation=None, **options) -> EnvSpec:
         # pages resize and restyle on reset: one pool serves every look
@@ -64,8 +69,17 @@ class DesktopKind(EnvKind):
     action_sets = {"gui": ACTION_SETS["desktop_gui"], "terminal": ACTION_SETS["desktop_terminal"],
                    "hybrid": ACTION_SETS["desktop_hybrid"], None: ACTION_SETS["desktop_hybrid"]}
 
+    default_variant = "hybrid"
+    computer = "linux"
+    reference_dialect = "desktop"  # LibreOffice by keyboard recipes and menus, no element geometry
+
     def variants(self) -> tuple[str | None, ...]:
         return ("gui", "terminal", "hybrid")
+
+    def looks_for(self, variant=None) -> Looks | None:
+        if variant == "terminal":
+            return None  # a bare terminal: nothing is drawn
+        return Looks(VIEWPORTS[self.domain], DESKTOP_THEMES, (), STYLES)
 
     def surface_for(self, variant: str | None = None) -> str:
         if variant == "terminal":

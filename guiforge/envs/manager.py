@@ -78,6 +78,7 @@ class _Instance:
     uses: int = 0
     released: threading.Event = field(default_factory=threading.Event)  # set once destroyed
     thread: int = 0  # the actor thread's native id: its wait for a CPU counts in deadlines
+    check: Callable[[Environment], bool] | None = None  # the kind's health check (None: the adapter's)
 
     def __post_init__(self) -> None:
         self.thread = self.actor.submit(threading.get_native_id).result()
@@ -136,7 +137,8 @@ class _Instance:
         if self.broken:
             return False
         try:
-            return bool(self.actor.submit(self.env.healthy).result(timeout=5.0))
+            check = self.check or (lambda env: env.healthy())
+            return bool(self.actor.submit(check, self.env).result(timeout=5.0))
         except Exception:
             return False
 
@@ -195,7 +197,8 @@ class EnvManager:
             raise EnvFailure(f"no adapter registered for domain {spec.domain!r}") from None
         for attempt in range(attempts):
             actor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"env-{spec.domain}")
-            inst = _Instance(env=actor.submit(factory, spec).result(), actor=actor)
+            inst = _Instance(env=actor.submit(factory, spec).result(), actor=actor,
+                             check=kind_for(self.factories, spec.domain).healthy)
             try:
                 inst.call(inst.env.start, self.deadlines.start_s, f"start {spec.domain}")
             except EnvFailure as exc:

@@ -164,8 +164,9 @@ terminal, a tool registry) -> judge -> RL selection -> relabel -> this export.
 - **prompt_completion**: the same rows as `prompt` (all but the last message) and `completion`.
 - **rl**: {n_rl} GRPO prompts, one per task of the RL pool (success rate near 0.5 under the teacher);
   {rl_how} (`rl_protocol` column: `{protocol}`). `prompt` shows s0's screenshot; `task_id`, `domain`,
-  `success_rate`, `task_json` (setup, rubric, reference) and `world_json` ride along as columns,
-  which TRL hands to reward functions and to `GuiforgeEnv.reset`. Rewards are success as 1/0, or
+  `success_rate`, `task_json` (setup, rubric, reference), `world_json`, and the run's environment
+  kinds and check plugins (`envs_json`, `checks_json`: the reward replays and scores as the run did)
+  ride along as columns, which TRL hands to reward functions and to `GuiforgeEnv.reset`. Rewards are success as 1/0, or
   the rubric's weighted score with `reward="score"`; a fault of the environment or verifier is
   `None`, never 0. The reward side needs guiforge with its `rl` extra (`pip install
   "guiforge[rl]"`) and Chromium / LibreOffice on the trainer's machine.

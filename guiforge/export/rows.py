@@ -229,6 +229,8 @@ def rl_rows(src: Source, target: Target, world_json: dict[str, str], protocol: s
             "image_width": first.get("image_width"), "image_height": first.get("image_height"),
             "image_sha256": list(images), "coords": target.coords, "action_format": target.action_format,
             "rl_protocol": protocol,
+            # the run's kinds and check plugins: the reward replays and scores the task as the run did
+            "envs_json": json.dumps(src.envs, sort_keys=True), "checks_json": json.dumps(src.checks),
             # the frames the reward's and the environment's phone screens must match
             "phone_screenshots": src.first_harness.get(task_id, {}).get("phone_screenshots"),
         }))

@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 from guiforge.errors import GuiforgeError
 from guiforge.failures import failure_kind, is_fault
 from guiforge.lake.exclusions import exclusion_row
+from guiforge.lake.runlog import provenance_records
 from guiforge.lake.store import Lake
 
 STAGE = "export"
@@ -52,6 +53,8 @@ class Source:
     first_harness: dict[str, dict[str, Any]] = field(default_factory=dict)  # task_id -> that trajectory's harness
     exclusions: list[dict[str, Any]] = field(default_factory=list)
     raw_bytes: dict[str, int] = field(default_factory=dict)  # the lake's bytes per table (this run)
+    envs: dict[str, str] = field(default_factory=dict)  # the run's declared environment kinds (envs:)
+    checks: list[str] = field(default_factory=list)  # the run's declared check plugins (checks:)
 
     def exclude(self, gate: str, reason: str, subject_id: str, table: str, **details: Any) -> None:
         self.exclusions.append(exclusion_row(STAGE, gate, reason, subject_id, table, details))
@@ -70,6 +73,14 @@ def pick_run(lake: Lake, run_id: str | None) -> str:
         raise GuiforgeError(f"{lake.root}: several runs have trajectories ({', '.join(runs)}): "
                             "choose one with --run-id")
     return runs[0]
+
+
+def run_choices(lake: Lake, run_id: str) -> tuple[dict[str, str], list[str]]:
+    """The environment kinds and check plugins the run declared (its latest provenance
+    record: a resume may have declared them anew); none when no record was written."""
+    records = provenance_records(lake, run_id)
+    config = ((records[-1].get("pipeline") or {}).get("config") or {}) if records else {}
+    return dict(config.get("envs") or {}), list(config.get("checks") or [])
 
 
 def _rows(lake: Lake, table: str, run_id: str, columns: list[str] | None = None) -> list[dict[str, Any]]:
@@ -137,6 +148,7 @@ def _accepted(src: Source, trajectories: list[dict], judgments: list[dict]) -> l
 def load_source(lake: Lake, run_id: str | None = None) -> Source:
     run = pick_run(lake, run_id)
     src = Source(run)
+    src.envs, src.checks = run_choices(lake, run)
     trajectories = sorted(_rows(lake, "trajectories", run), key=lambda t: (t["task_id"], t["sample_index"]))
     judgments = _rows(lake, "judgments", run) if "judgments" in lake.tables() else []
     accepted = _accepted(src, trajectories, judgments)

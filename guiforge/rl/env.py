@@ -22,6 +22,7 @@ from guiforge.rl.tasks import (
     completion_replies,
     env_spec_for,
     read_action,
+    run_choices,
     runtime_task,
     shared_manager,
 )
@@ -58,16 +59,18 @@ class GuiforgeEnv:
         self._failure: str | None = None
 
     def reset(self, task_json: str, world_json: str | None = None, coords: str | None = None,
-              phone_screenshots: str | None = "css", action_format: str | None = None, **_: Any) -> str | None:
+              phone_screenshots: str | None = "css", action_format: str | None = None,
+              envs_json: str | None = None, checks_json: str | None = None, **_: Any) -> str | None:
         """Lease an environment and reset it to the row's task. The prompt already shows s0,
         so nothing is appended to it (None)."""
         self._release()
-        self._spec, self._variant = runtime_task(task_json, world_json)
+        envs, declared = run_choices(envs_json, checks_json)  # the run's kinds and check plugins
+        self._spec, self._variant = runtime_task(task_json, world_json, envs)
         self._coords = self._coords_override or coords or "grid999"
         self._format = self._format_override or action_format or "guiforge"
         self._steps, self._done, self._failure = 0, False, None
-        manager = self._manager or shared_manager()
-        self._lease = manager.acquire(env_spec_for(self._spec.domain, self._variant, phone_screenshots),
+        manager = self._manager or shared_manager(envs=envs, checks=declared)
+        self._lease = manager.acquire(env_spec_for(self._spec.domain, self._variant, phone_screenshots, envs),
                                       timeout_s=self._timeout)
         try:
             self._obs = self._lease.reset(self._spec)

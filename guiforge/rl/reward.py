@@ -17,6 +17,11 @@ weighted rubric score (``reward="score"``: partial credit, which s0 may already 
 fault of the environment or the verifier (guiforge.failures: crash, hang, lost page, a
 verifier that times out twice) returns ``None`` (TRL leaves that sample out of this
 reward), never 0.
+
+The run's declared environment kinds (``envs:``) and check plugins (``checks:``) travel in
+each row (``envs_json``, ``checks_json``): the reward replays a task on the kind that made it and
+scores it with the checks its rubric names, as the run did; ``TaskReward(envs=..., checks=...)``
+overrides them.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from guiforge.rl.tasks import (
     completion_replies,
     env_spec_for,
     read_action,
+    run_choices,
     runtime_task,
     shared_manager,
 )
@@ -46,16 +52,17 @@ class Replay:
 
 def replay(task_json: str, world_json: str | None, completion: Any, coords: str = "grid999",
            phone_screenshots: str | None = "css", manager=None, acquire_timeout_s: float = 600.0,
-           action_format: str = "guiforge") -> Replay:
+           action_format: str = "guiforge", envs: dict[str, str] | None = None, checks: tuple[str, ...] = ()) -> Replay:
     """Reset the task, play the completion's actions (read with ``action_format``'s codec
-    in ``coords``), evaluate."""
-    spec, variant = runtime_task(task_json, world_json)
-    manager = manager or shared_manager()
+    in ``coords``), evaluate; ``envs`` and ``checks``: the run's declared environment kinds
+    and check plugins (the task's kind serves it, the verifier loads the checks)."""
+    spec, variant = runtime_task(task_json, world_json, envs)
+    manager = manager or shared_manager(envs=envs, checks=checks)
     replies = completion_replies(completion, action_format)
     actions = 0
     error = None
     try:
-        with manager.acquire(env_spec_for(spec.domain, variant, phone_screenshots),
+        with manager.acquire(env_spec_for(spec.domain, variant, phone_screenshots, envs),
                              timeout_s=acquire_timeout_s) as lease:
             obs = lease.reset(spec)
             for reply in replies[: spec.max_steps]:
@@ -81,7 +88,8 @@ class TaskReward:
     __name__ = "guiforge_verifier"  # TRL logs each reward under its function's name
 
     def __init__(self, reward: str = "success", coords: str | None = None, manager=None,
-                 action_format: str | None = None):
+                 action_format: str | None = None, envs: dict[str, str] | None = None,
+                 checks: list[str] | None = None):
         if reward not in ("success", "score"):
             raise ValueError(f"reward: {reward!r} is not 'success' or 'score'")
         self.reward = reward
@@ -89,17 +97,22 @@ class TaskReward:
         self.coords = coords
         self.action_format = action_format
         self.manager = manager
+        # None: each row's own `envs_json` / `checks_json` (the run's choices, as the export wrote them)
+        self.envs, self.checks = envs, checks
 
     def __call__(self, prompts: list, completions: list, task_json: list[str], world_json: list[str | None],
                  coords: list[str] | None = None, phone_screenshots: list[str | None] | None = None,
-                 action_format: list[str] | None = None, **_: Any) -> list[float | None]:
+                 action_format: list[str] | None = None, envs_json: list[str | None] | None = None,
+                 checks_json: list[str | None] | None = None, **_: Any) -> list[float | None]:
         rewards: list[float | None] = []
         for i, completion in enumerate(completions):
             convention = self.coords or (coords[i] if coords else "grid999")
             codec = self.action_format or (action_format[i] if action_format else None) or "guiforge"
             phone = phone_screenshots[i] if phone_screenshots else "css"
+            envs, declared = run_choices(self.envs if self.envs is not None else envs_json[i] if envs_json else None,
+                                         self.checks if self.checks is not None else checks_json[i] if checks_json else None)
             result = replay(task_json[i], world_json[i], completion, convention, phone, self.manager,
-                            action_format=codec)
+                            action_format=codec, envs=envs, checks=declared)
             if result.score is None:
                 rewards.append(None)
             else:

@@ -7,32 +7,49 @@ from __future__ import annotations
 import atexit
 import json
 import threading
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from guiforge.envs import EnvManager, default_factories
+from guiforge.envs import EnvManager, RunKinds
 from guiforge.envs.actions import Action
 from guiforge.envs.base import EnvSpec, TaskSpec
 from guiforge.export.target import Target
 from guiforge.harness.formats.guiforge_json import json_objects as _json_objects
+from guiforge.verify.runner import VerifierPool
 
 _lock = threading.Lock()
-_manager = None
+_managers: dict[tuple, EnvManager] = {}
 
 
-def shared_manager(instances: int = 2):
-    """The environment manager every reward call and environment of this process uses
-    (warm instances carry over between batches); closed at exit."""
-    global _manager
+def run_choices(envs: str | Mapping[str, str] | None = None,
+                checks: str | Sequence[str] | None = None) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The run's declared environment kinds (domain -> kind) and check plugins, as an RL row
+    carries them (``envs_json`` and ``checks_json``, JSON or values; None: none declared)."""
+    envs = json.loads(envs) if isinstance(envs, str) else envs
+    checks = json.loads(checks) if isinstance(checks, str) else checks
+    return dict(envs or {}), tuple(checks or ())
+
+
+def shared_manager(instances: int = 2, envs: Mapping[str, str] | None = None, checks: Sequence[str] = ()):
+    """The environment manager every reward call and environment of this process uses for
+    one choice of kinds and check plugins (warm instances carry over between batches): the
+    run's kinds serve the tasks and its verifier loads the run's checks; closed at exit."""
+    key = (tuple(sorted((envs or {}).items())), tuple(checks))
     with _lock:
-        if _manager is None:
-            _manager = EnvManager(default_factories(), max_instances=instances)
-            atexit.register(_manager.close)
-        return _manager
+        manager = _managers.get(key)
+        if manager is None:
+            verifier = VerifierPool(checks=key[1])
+            manager = _managers[key] = EnvManager(RunKinds(dict(key[0])), max_instances=instances, verifier=verifier)
+            atexit.register(verifier.close)  # after the manager (atexit runs last-registered first)
+            atexit.register(manager.close)
+        return manager
 
 
-def runtime_task(task_json: str | dict, world_json: str | dict | None) -> tuple[TaskSpec, str | None]:
-    """(TaskSpec, variant) for an RL row: s0 is rebuilt from the world by the preparers (a task
-    without a world carries its own)."""
+def runtime_task(task_json: str | dict, world_json: str | dict | None,
+                 envs: Mapping[str, str] | None = None) -> tuple[TaskSpec, str | None]:
+    """(TaskSpec, variant) for an RL row: s0 is rebuilt from the world by the setup builder of
+    the task's kind in the run (``envs``: the run's declared kinds); a task without a world
+    carries its own."""
     # heavy: faker, jinja2, imported when this runs
     from guiforge.tasks.materialize import task_spec
     from guiforge.worlds.model import World
@@ -42,14 +59,17 @@ def runtime_task(task_json: str | dict, world_json: str | dict | None) -> tuple[
         raise ValueError(f"task {task.get('task_id')}: no world_json: the reward needs the task's world to rebuild s0")
     world = None if world_json is None else World.model_validate_json(world_json) if isinstance(world_json, str) \
         else World.model_validate(world_json)
-    return task_spec(task, world), task.get("variant")  # a task without a world carries its own setup
+    kind = RunKinds(envs).kind(task["domain"]) if task.get("domain") else None
+    return task_spec(task, world, kind), task.get("variant")  # a task without a world carries its own setup
 
 
-def env_spec_for(domain: str, variant: str | None, phone_screenshots: str | None = "css") -> EnvSpec:
+def env_spec_for(domain: str, variant: str | None, phone_screenshots: str | None = "css",
+                 envs: Mapping[str, str] | None = None) -> EnvSpec:
+    """What a task acquires under the run's kinds (``envs``: the run's declared ones)."""
     # heavy: faker, jinja2, imported when this runs
     from guiforge.gates.package_gate import env_spec
 
-    return env_spec(domain, variant, phone_screenshots)
+    return env_spec(domain, variant, phone_screenshots, None, RunKinds(envs).kind(domain))
 
 
 def completion_replies(completion: Any, action_format: str = "guiforge") -> list[str]:

@@ -16,7 +16,7 @@ from jinja2 import TemplateError
 from guiforge.envs.kinds import kind_of
 from guiforge.gates.text_gates import leaks
 from guiforge.lake.fingerprint import fingerprint
-from guiforge.presentation import Presentation, sample_presentation
+from guiforge.presentation import Presentation
 from guiforge.skills.card import SkillCard
 from guiforge.skills.templating import evaluate, render_text, render_value
 from guiforge.skills.voice import speak
@@ -176,7 +176,7 @@ def render(card: SkillCard, world: World, ctx: dict[str, Any], domain: str, vari
         answer = render_text(card.answer, ctx) if card.answer else None
     except (TemplateError, TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError) as exc:
         raise BindingError(f"{card.id}: rendering for {world.world_id}: {type(exc).__name__}: {exc}") from exc
-    presentation = sample_presentation(domain, task_id, seed, variant)
+    presentation = kind_of(domain).presentation(task_id, seed, variant)
     return TaskCandidate(
         task_id=task_id, world_id=world.world_id, skill_id=card.id, skill_version=card.version,
         domain=domain, variant=variant, apps=list(card.apps), instruction=instruction, setup=setup,

@@ -10,8 +10,9 @@ import json
 from pydantic import Field
 
 from guiforge.curation.lakeread import fingerprints, read_rows, task_index
+from guiforge.envs.kinds import kind_of
 from guiforge.lake.exclusions import exclusion_row
-from guiforge.presentation import Presentation, harder_presentation
+from guiforge.presentation import Presentation
 from guiforge.stages.base import ShardPlan, Stage, StageConfig
 from guiforge.stages.shared import round_of, world_index
 from guiforge.stages.skills import cards_from_rows
@@ -74,7 +75,7 @@ class ResynthesizeStage(Stage):
             harder = len(out) % 2 == 1 and self.config.harder_variants
             if harder:
                 before = Presentation.model_validate(candidate.presentation)
-                after = harder_presentation(candidate.domain, candidate.task_id, ctx.seed, candidate.variant)
+                after = kind_of(candidate.domain).harder_presentation(candidate.task_id, ctx.seed, candidate.variant)
                 candidate.presentation = after.as_dict()
                 candidate.max_steps += after.extra_steps() - before.extra_steps()  # every distractor costs steps
             row = candidate_row(candidate, {"file": "pass" if candidate.setup.get("files") else "n/a"})

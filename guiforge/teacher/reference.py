@@ -17,7 +17,7 @@ from typing import Any
 
 from guiforge.envs.actions import Action, to_grid
 from guiforge.envs.base import Observation
-from guiforge.envs.kinds import is_touch
+from guiforge.envs.kinds import facts_of
 from guiforge.teacher.desktop_steps import DesktopSteps
 from guiforge.teacher.distractors import PREFIX as DISTRACTOR_PREFIX
 from guiforge.teacher.distractors import next_dismissal
@@ -69,7 +69,13 @@ class ReferenceProgram(DesktopSteps):
         self.steps = steps
         self.domain = domain
         self.variant = variant
-        self.touch = is_touch(domain)  # taps and swipes, not clicks and drags
+        self.kind = facts_of(domain)  # its facts decide, never its name
+        self.touch = self.kind.touch  # taps and swipes, not clicks and drags
+        self.distractors = self.kind.distractors(variant)  # pop-ups to clear before screen verbs
+        try:
+            self.actions = self.kind.actions(variant)
+        except ValueError:  # a label no kind serves: the common verbs only
+            self.actions = frozenset()
         self.values: dict[str, str] = {}  # what `read` steps took off the screen, for ${name}
         self._gen = self._run()
         self._started = False
@@ -94,11 +100,12 @@ class ReferenceProgram(DesktopSteps):
         step = {k: self._fill(v) if isinstance(v, str) else v for k, v in step.items()}
         verb = step["do"]
         # desktop verbs (keyboard recipes, no element geometry) come first on the desktop
-        handler = (getattr(self, f"_desktop_{verb}", None) if self.domain == "desktop" else None) \
-            or getattr(self, f"_do_{verb}", None)
+        # the kind's own verbs (the desktop's keyboard recipes, no element geometry) come first
+        dialect = self.kind.reference_dialect
+        handler = (getattr(self, f"_{dialect}_{verb}", None) if dialect else None) or getattr(self, f"_do_{verb}", None)
         if handler is None:
             raise GroundingError(f"step {index}: {verb!r} is not supported in the {self.domain} domain")
-        if self.domain in ("web", "mobile") and verb in SCREEN_VERBS:
+        if self.distractors and verb in SCREEN_VERBS:
             yield from self._clear_way(step)
         yield from handler(step)
 
@@ -155,7 +162,7 @@ class ReferenceProgram(DesktopSteps):
         for _ in range(REVEAL_TRIES):
             if find(self.obs, step.get("id"), step.get("label")) is not None:
                 return
-            if self.domain in ("web", "mobile"):
+            if self.distractors:
                 # a notification that came up mid-step (after the click that focused a field)
                 # may sit on the target: dismiss it and look again before scrolling away
                 dismissed = False
@@ -250,7 +257,7 @@ class ReferenceProgram(DesktopSteps):
             else:
                 raise GroundingError(f"keys {keys} cannot be pressed on a phone")
             return
-        if keys == ["back"] and self.domain == "web":
+        if keys == ["back"] and "back" in self.actions:  # a browser's own back
             yield Action(type="back"), "I'll go back."
             return
         kind = "hotkey" if len(keys) > 1 else "key"

@@ -9,7 +9,12 @@ bar (SfxBindings refreshes them about 300 ms after a change); its text caret bli
   the deferred update and than one blink, so a caret that blinks has been seen blinking
   (``STATUS_S``, the deferred update only, where no frame is stored: the package gate);
 - and no LibreOffice thread is waiting to run: on a loaded machine a due timer shows as a
-  runnable thread long before it shows on the screen.
+  runnable thread long before it shows on the screen;
+- and then the X server has no request left to handle: LibreOffice may have sent its drawing
+  and gone to sleep while Xvfb, starved of a CPU, has not yet put it on the screen (on a
+  machine with a load of 20, long past ``QUIET_S``). Xvfb is one thread that sleeps only
+  when no client has anything for it, so "not runnable" means every request sent so far is
+  on the screen. Both are read before the look at the screen (a grab wakes Xvfb itself).
 
 The blink's phase at that moment depends on timing, so the stored frame shows every caret seen
 blinking in one fixed phase, the darker one (the caret shown, on a light document, as a person
@@ -50,6 +55,8 @@ class Screen(Protocol):
     height: int
 
     def grab(self) -> bytes: ...
+
+    def busy(self) -> bool: ...
 
 
 class App(Protocol):
@@ -117,7 +124,7 @@ def settled_frame(screen: Screen, app: App | None, quiet_s: float = QUIET_S,
     carets = Carets()
     raw = screen.grab()
     frame = _pixels(screen, raw)
-    if unchanged is not None and not (watching and app.busy()):
+    if unchanged is not None and not (watching and app.busy()) and not screen.busy():
         shown = unchanged.carets.fixed_phase(frame).tobytes() if unchanged.carets.masks else raw
         if shown == unchanged.frame:
             return unchanged
@@ -126,6 +133,9 @@ def settled_frame(screen: Screen, app: App | None, quiet_s: float = QUIET_S,
     while True:
         tick.wait(POLL_S)
         now = time.monotonic()
+        # idle first (the app, then the server that draws for it), then the look: a frame
+        # taken then holds everything the app has drawn
+        idle = not (watching and app.busy()) and not screen.busy()
         current_raw = screen.grab()
         if current_raw != raw:
             current = _pixels(screen, current_raw)
@@ -133,7 +143,7 @@ def settled_frame(screen: Screen, app: App | None, quiet_s: float = QUIET_S,
             if not carets.blink(frame, current, changed):
                 carets, quiet_since = Carets(), now  # the content changed: start over
             raw, frame = current_raw, current
-        if now - quiet_since >= quiet_s and not (watching and app.busy()):
+        if now - quiet_since >= quiet_s and idle:
             return Settled(carets.fixed_phase(frame).tobytes() if carets.masks else raw, carets)
         own = (now - started) - ((app.waited_s() - waited0) if watching else 0.0)
         if own > budget_s:

@@ -96,6 +96,25 @@ class XServer:
         return {**os.environ, "DISPLAY": self.name}
 
     # -- screenshots ---------------------------------------------------------------------
+    def busy(self) -> bool:
+        """Whether Xvfb is running or waiting for a CPU: it has requests to handle, drawing a
+        client sent that is not on the screen yet (guiforge.envs.desktop.settle)."""
+        if self._proc is None:
+            return False
+        pid = self._proc.pid
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            return False  # gone: the next grab says so
+        for tid in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/stat", "rb") as f:
+                    if f.read().rpartition(b")")[2].split()[0] == b"R":
+                        return True
+            except (OSError, IndexError):
+                continue
+        return False
+
     def grab(self) -> bytes:
         """The screen as raw BGRA bytes."""
         # heavy: mss, imported when this runs

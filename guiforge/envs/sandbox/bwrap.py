@@ -28,6 +28,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ from guiforge.envs.sandbox.launch import HOST_ENV, options_fd, read_info
 from guiforge.envs.sandbox.limits import Limits
 from guiforge.envs.sandbox.procs import is_live, pidns_of, pids_in_pidns, stop_then_kill
 from guiforge.envs.sandbox.workspace import Workspace
+from guiforge.worktime import WorkClock, wait_own
 
 if TYPE_CHECKING:
     from guiforge.envs.sandbox.shell import ShellSession
@@ -76,7 +78,8 @@ class Result:
     stdout: str
     stderr: str
     timed_out: bool = False
-    duration_s: float = 0.0
+    duration_s: float = 0.0  # wall time: for logs, never for the agent (it depends on load)
+    limit_s: float | None = None  # the deadline, in the command's own time (guiforge.worktime)
     truncated: bool = False
     notices: list[str] = field(default_factory=list)  # shell restarted, strays killed, ...
 
@@ -94,7 +97,9 @@ class Result:
     def summary(self) -> str:
         """One line for the agent: how the command ended."""
         if self.timed_out:
-            text = f"command timed out after {self.duration_s:.1f}s and was killed"
+            # the limit, not the wall time it took: what the agent reads must not depend on load
+            text = f"command ran past its {self.limit_s:g}s time limit and was killed" if self.limit_s \
+                else "command timed out and was killed"
         elif self.signal:
             text = f"command was killed by {self.signal} (exit code {self.exit_code})"
         else:
@@ -239,7 +244,9 @@ class Sandbox:
     def run(self, command: str | Sequence[str], timeout_s: float = 30.0, *,
             stdin: bytes | None = None) -> Result:
         """Run one command (a shell string goes through ``bash -c``) and wait for it; at
-        the deadline the whole sandbox (its pid namespace) is killed."""
+        the deadline the whole sandbox (its pid namespace) is killed. ``timeout_s`` counts
+        the command's own time (guiforge.worktime: wall time less its wait for a CPU), so a
+        loaded machine stretches it rather than killing a program that would have finished."""
         argv = ["/bin/bash", "-c", command] if isinstance(command, str) else list(command)
         started = time.monotonic()
         proc = self.popen(argv, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
@@ -252,16 +259,18 @@ class Sandbox:
                 proc.stdin.close()
             except BrokenPipeError:
                 pass
-        timed_out = False
-        try:
-            code: int | None = proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            timed_out, code = True, None
+        timed_out, code = False, None
+        # the command's processes and the threads here that read its output: all wait for a CPU
+        clock = WorkClock(lambda: (proc.pid,), [*(r.native_id or 0 for r in readers), threading.get_native_id()])
+        if wait_own(lambda wait: _exited(proc, wait), timeout_s, clock):
+            code = proc.returncode
+        else:
+            timed_out = True
             _kill_group(proc)
         for reader in readers:
             reader.join(timeout=2.0)
         return Result(exit_code=code, stdout=out.text(), stderr=err.text(), timed_out=timed_out,
-                      duration_s=time.monotonic() - started,
+                      duration_s=time.monotonic() - started, limit_s=timeout_s,
                       truncated=out.truncated or err.truncated)
 
     def shell(self, timeout_s: float = 10.0) -> ShellSession:
@@ -370,6 +379,14 @@ def _chown_tree(path: Path, user: SandboxUser) -> None:
     for root, dirs, files in os.walk(path):
         for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
             os.lchown(name, user.uid, user.gid)
+
+
+def _exited(proc: subprocess.Popen, wait_s: float) -> bool:
+    try:
+        proc.wait(timeout=wait_s)
+        return True
+    except subprocess.TimeoutExpired:
+        return False
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

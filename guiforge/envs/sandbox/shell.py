@@ -6,9 +6,10 @@ Each command is sent on the shell's stdin as a quoted here-document, run with ``
 followed by a line ``<token> <exit code> <cwd>`` on stdout and ``<token>`` on stderr; the
 token is random per command. Recovery, all reported in ``Result.notices``:
 
-- deadline: every process of the sandbox except the shell is killed (stopped first, so a
-  fork bomb cannot outrun it); if the shell itself is stuck (a builtin loop) it is
-  replaced by a fresh one in the last known directory;
+- deadline (counted in the sandbox's own time, guiforge.worktime, so load does not turn a
+  command into a timeout): every process of the sandbox except the shell is killed
+  (stopped first, so a fork bomb cannot outrun it); if the shell itself is stuck (a
+  builtin loop) it is replaced by a fresh one in the last known directory;
 - the command ends the shell (``exit``, a signal, the CPU limit): a fresh shell;
 - background processes hold over half the process limit (a fork bomb): they are killed
   before the next command so that it can run.
@@ -28,6 +29,7 @@ from typing import IO
 from guiforge.envs.sandbox.bwrap import WORKDIR, Result, Sandbox, Spawned
 from guiforge.envs.sandbox.capture import SentinelCollector
 from guiforge.envs.sandbox.procs import stop_then_kill
+from guiforge.worktime import WorkClock
 
 _WRAPPER_LINE = re.compile(r"(?m)^/bin/bash: line \d+: ")
 GRACE_S = 1.0  # after killing a timed-out command, how long the shell gets to report back
@@ -46,6 +48,7 @@ class ShellSession:
         self._events: queue.Queue[tuple[str, bytes | None]] = queue.Queue()
         self._shell_pid: int | None = None
         self._carry = {"out": b"", "err": b""}
+        self._pumps: list[int] = []  # native ids of the threads reading its output
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self, timeout_s: float = 10.0) -> None:
@@ -58,9 +61,12 @@ class ShellSession:
         proc = self._box.proc
         self._events = queue.Queue()
         self._carry = {"out": b"", "err": b""}
+        self._pumps = []
         for name, stream in (("out", proc.stdout), ("err", proc.stderr)):
-            threading.Thread(target=_pump, args=(stream, name, self._events), daemon=True,
-                             name=f"shell-{name}").start()
+            pump = threading.Thread(target=_pump, args=(stream, name, self._events), daemon=True,
+                                    name=f"shell-{name}")
+            pump.start()
+            self._pumps.append(pump.native_id or 0)
         try:
             self._exchange(f"cd {shlex.quote(self.cwd)} 2>/dev/null || cd {WORKDIR}", timeout_s,
                            recover=False)
@@ -144,12 +150,12 @@ class ShellSession:
         try:
             stdin.write(script.encode())
             stdin.flush()
-            timed_out = not self._collect(streams, started + timeout_s)
+            timed_out = not self._collect(streams, timeout_s, self._clock())
             if timed_out:
                 killed = stop_then_kill(self.strays)
                 # with nothing else running, the shell itself is busy (a builtin loop)
                 grace = GRACE_S if killed else 0.1
-                if not self._collect(streams, time.monotonic() + grace):
+                if not self._collect(streams, grace):
                     raise ShellDied("stuck")
         except (ShellDied, BrokenPipeError):
             if not recover:
@@ -161,22 +167,37 @@ class ShellSession:
             what = ("the shell was stuck and was replaced" if timed_out
                     else f"the command ended the shell (exit code {code}); a fresh shell was started")
             notices.append(f"{what} in {self.cwd}: shell variables and functions were reset")
-            return self._result(streams, code, timed_out, started, notices)
+            return self._result(streams, code, timed_out, started, notices, timeout_s)
         status = streams["out"].status_line or b""
         code_text, _, cwd = status.decode(errors="replace").partition(" ")
         if cwd:
             self.cwd = cwd
         self._carry = {name: c.leftover for name, c in streams.items()}
         code = None if timed_out else int(code_text) if code_text.lstrip("-").isdigit() else None
-        return self._result(streams, code, timed_out, started, notices)
+        return self._result(streams, code, timed_out, started, notices, timeout_s)
 
-    def _collect(self, streams: dict[str, SentinelCollector], deadline: float) -> bool:
-        """Feed output until both sentinels arrived (True) or the deadline passed (False);
-        raises ShellDied when the shell exits first."""
+    def _clock(self) -> WorkClock:
+        """The own time from now of the sandbox's processes (the shell and all below it) and
+        of the threads here that carry its output back (they wait for a CPU too)."""
+        box = self._box
+        return WorkClock(lambda: (box.proc.pid,) if box is not None else (),
+                         [*self._pumps, threading.get_native_id()])
+
+    def _collect(self, streams: dict[str, SentinelCollector], timeout_s: float,
+                 clock: WorkClock | None = None) -> bool:
+        """Feed output until both sentinels arrived (True) or ``timeout_s`` passed (False): of
+        the sandbox's own time with a ``clock`` (guiforge.worktime: a loaded machine stretches
+        it; read only once the wall time is up), of wall time without; raises ShellDied when
+        the shell exits first."""
+        deadline = time.monotonic() + timeout_s
         while not all(c.done for c in streams.values()):
             left = deadline - time.monotonic()
             if left <= 0:
-                return False
+                own_left = timeout_s - clock.own_s() if clock is not None else 0.0
+                if own_left <= 0:
+                    return False
+                deadline = time.monotonic() + max(own_left, 0.05)
+                continue
             try:
                 name, chunk = self._events.get(timeout=min(left, 0.05))
             except queue.Empty:
@@ -228,12 +249,12 @@ class ShellSession:
 
     @staticmethod
     def _result(streams: dict[str, SentinelCollector], code: int | None, timed_out: bool,
-                started: float, notices: list[str]) -> Result:
+                started: float, notices: list[str], limit_s: float | None = None) -> Result:
         out, err = streams["out"].output, streams["err"].output
         # bash names the line of our wrapper script ("line 52:"); the agent typed line 1
         stderr = _WRAPPER_LINE.sub("bash: ", err.text())
         return Result(exit_code=code, stdout=out.text(), stderr=stderr, timed_out=timed_out,
-                      duration_s=time.monotonic() - started,
+                      duration_s=time.monotonic() - started, limit_s=limit_s,
                       truncated=out.truncated or err.truncated, notices=notices)
 
 

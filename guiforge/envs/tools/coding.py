@@ -2,7 +2,8 @@
 same one every agent-controlled process goes through: a dedicated unprivileged host uid,
 rlimits (processes, address space, CPU, file size), no network, no nested user namespaces,
 a size-capped private ``/tmp``, the workspace (with its quota) as the only writable place,
-and a deadline after which the whole sandbox is killed.
+and a deadline after which the whole sandbox is killed, counted in the program's own time
+(guiforge.worktime), so the same program ends the same way on an idle or a loaded machine.
 
 The interpreter is the system's ``/usr/bin/python3`` when it is the version this process
 runs (its C extensions then load); the packages (numpy, pandas, openpyxl, Pillow) come from
@@ -78,7 +79,6 @@ class CodeResult(BaseModel):
     stdout: str
     stderr: str
     timed_out: bool
-    duration_s: float
     files_changed: list[str]
 
 
@@ -101,7 +101,7 @@ def coding_tool(ctx: ToolContext, code: str,
 
     Args:
         code: the Python source to run
-        timeout_s: wall-clock limit in seconds; the program is killed after it
+        timeout_s: time limit in seconds of the program's own running (time it waits for a busy machine's CPU does not count); the program is killed after it
     """
     if ctx.sandbox is None:
         raise ToolError("coding_tool is not available here: this episode has no sandbox")
@@ -113,5 +113,5 @@ def coding_tool(ctx: ToolContext, code: str,
     after = _snapshot(root)
     changed = sorted(k for k, v in after.items() if before.get(k) != v)
     return CodeResult(exit_code=result.exit_code, stdout=result.stdout, stderr=result.stderr,
-                      timed_out=result.timed_out, duration_s=round(result.duration_s, 3),
+                      timed_out=result.timed_out,  # no duration: what the agent reads must not depend on load
                       files_changed=changed)

@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 
 from guiforge.envs.actions import GRID, Action, to_pixels
+from guiforge.envs.kinds import facts_of
 from guiforge.harness.formats import ModelReply, ParseError, ToolCall, coord_system, get_format
 from guiforge.models.config import ModelConfig
 
@@ -160,7 +161,7 @@ def judge(family: Family, case: Case, screen: tuple[int, int]) -> Outcome:
                           factor=cfg.resize_factor, resize=cfg.image_resize, max_edge=cfg.max_edge)
     label = f"{screen[0]}x{screen[1]}"
     reply = reply_for(case, seen)
-    variant = case.variant or ("hybrid" if case.domain == "desktop" else None)
+    variant = case.variant or facts_of(case.domain).default_variant
     try:
         thought, action = codec.parse(reply, case.domain, variant, coords)
     except ParseError as exc:

@@ -21,7 +21,7 @@ import math
 from typing import Any
 
 from guiforge.envs.actions import Action, action_set
-from guiforge.envs.kinds import is_touch
+from guiforge.envs.kinds import facts_of, is_touch
 from guiforge.harness.formats.base import ParseError, ToolCall, model_fields, take, whole_number
 from guiforge.harness.formats.coords import CoordSystem
 from guiforge.harness.formats.tools import (
@@ -67,7 +67,7 @@ class OpenAIComputer(FunctionTools):
         out: list[dict[str, Any]] = []
         if kinds & _KINDS:
             w, h = coords.space or (coords.width, coords.height)
-            env = "linux" if domain == "desktop" else self.environment
+            env = facts_of(domain).computer or self.environment  # the kind's screen, else the option's
             out.append({"type": "computer_use_preview", "display_width": w, "display_height": h, "environment": env})
         rest = sorted(k for k in kinds if k not in _KINDS or (k == "back" and is_touch(domain)))
         return out + [function_spec(k, coords) for k in rest]

@@ -15,7 +15,7 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from guiforge.envs.desktop.ocr import ScreenText, normalise
-from guiforge.presentation import sample_presentation
+from guiforge.envs.kinds import kind_of
 
 SKILLS = Path(__file__).resolve().parents[3] / "skills"
 FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
@@ -59,14 +59,14 @@ def test_small_menu_text_is_found_where_it_was_drawn_and_read_once():
 
 def test_desktop_tasks_draw_both_styles_and_other_domains_none():
     ids = [f"tsk_{i:04d}" for i in range(200)]
-    styles = Counter(sample_presentation("desktop", t, 3, "gui").style for t in ids)
+    styles = Counter(kind_of("desktop").presentation(t, 3, "gui").style for t in ids)
     assert set(styles) == {"mouse", "keyboard"} and min(styles.values()) > 60, styles
-    assert sample_presentation("desktop", "tsk_1", 3, "terminal").style is None  # nothing is drawn
-    assert {sample_presentation(d, t, 3).style for d in ("web", "mobile") for t in ids[:20]} == {None}
-    assert sample_presentation("desktop", "tsk_7", 3, "gui") == sample_presentation("desktop", "tsk_7", 3, "gui")
+    assert kind_of("desktop").presentation("tsk_1", 3, "terminal").style is None  # nothing is drawn
+    assert {kind_of(d).presentation(t, 3).style for d in ("web", "mobile") for t in ids[:20]} == {None}
+    assert kind_of("desktop").presentation("tsk_7", 3, "gui") == kind_of("desktop").presentation("tsk_7", 3, "gui")
     from guiforge.skills.realism import presentation_usage
 
-    usage = presentation_usage([("desktop", sample_presentation("desktop", t, 3, "gui").as_dict()) for t in ids])
+    usage = presentation_usage([("desktop", kind_of("desktop").presentation(t, 3, "gui").as_dict()) for t in ids])
     assert usage["desktop"]["styles"] == dict(sorted(styles.items()))
 
 

@@ -65,3 +65,30 @@ def test_a_blinking_caret_is_stored_shown_whichever_phase_was_seen():
     carets.blink(off, on, (on != off).any(axis=2))
     assert np.array_equal(carets.fixed_phase(off), on)
     assert np.array_equal(carets.fixed_phase(on), on)
+
+
+class StarvedServer:
+    """A screen whose X server has a client's drawing queued (busy) for its first ``queued``
+    looks and puts it on the screen after: what a starved Xvfb does on a loaded machine."""
+
+    width, height = 8, 4
+
+    def __init__(self, queued: int):
+        self.queued = queued
+        self.before = np.zeros((4, 8, 4), np.uint8).tobytes()
+        self.after = np.full((4, 8, 4), 200, np.uint8).tobytes()
+
+    def busy(self) -> bool:
+        self.queued -= 1
+        return self.queued >= 0
+
+    def grab(self) -> bytes:
+        return self.before if self.queued >= 0 else self.after
+
+
+def test_a_frame_waits_for_drawing_the_x_server_has_not_done_yet():
+    """The screen has been still for longer than the quiet time, but only because Xvfb has
+    not had a CPU to draw what the application sent: the frame is what it then draws."""
+    screen = StarvedServer(queued=12)  # 12 looks of 50 ms: past the 0.2 s quiet time
+    assert settled_frame(screen, None, quiet_s=0.2).frame == screen.after
+

@@ -249,3 +249,25 @@ def test_nothing_of_the_hosts_python_install_is_visible(ctx: ToolContext):
     code = f"import os\nprint([p for p in {hidden!r} if os.path.exists(p)])\n"
     r = ok(ctx, "coding_tool", code=code)
     assert r["stdout"] == "[]\n", r
+
+
+# Needs 0.3 s of a CPU whatever the machine's speed, then says so.
+CPU_BOUND = "import time\nwhile time.process_time() < 0.3:\n    pass\nprint('finished')\n"
+
+
+def test_time_limits_count_the_programs_own_time_not_the_loads(ctx: ToolContext, oversubscribed_cores):
+    """On cores oversubscribed three times over, 0.3 s of work takes over a second of wall
+    time: under a 0.8 s limit the coding tool and the sandbox shell still let it finish (a
+    wall-clock limit killed it), a command that never ends is still killed, and what the
+    agent reads says the limit, never how long the loaded machine took."""
+    done = ok(ctx, "coding_tool", code=CPU_BOUND, timeout_s=0.8)
+    assert not done["timed_out"] and done["stdout"] == "finished\n" and "duration_s" not in done
+    shell = ctx.sandbox.shell()
+    try:
+        (ctx.workspace / "spin.py").write_text(CPU_BOUND)
+        ran = shell.run("python3 spin.py", timeout_s=0.8)
+        assert not ran.timed_out and ran.stdout == "finished\n" and ran.exit_code == 0
+        stuck = shell.run("while :; do :; done", timeout_s=0.3)
+        assert stuck.timed_out and stuck.summary().startswith("command ran past its 0.3s time limit")
+    finally:
+        shell.close()
