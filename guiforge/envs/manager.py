@@ -421,6 +421,12 @@ class Lease:
         self.env.capture_screenshots = True  # the next lease starts with the default
         self.manager._give_back(self)
 
+    def discard(self) -> None:
+        """Give the instance back as broken: its state is unknown (a client that vanished
+        mid-episode), so it is destroyed and its slot freed, never handed out again."""
+        self._inst.broken = True
+        self.release()
+
     def __enter__(self) -> Lease:
         return self
 

@@ -25,6 +25,7 @@ from guiforge.orchestration.provenance import (
     plugin_identities,
     record_stage_session,
 )
+from guiforge.orchestration.redo import current_fingerprints, lost_host_units, redo_meta
 from guiforge.stages.base import ShardPlan, Stage
 
 
@@ -68,6 +69,10 @@ def _faults(ctx: RunContext) -> dict:
 
 def plan_stage(ctx: RunContext, stage: Stage) -> list[PlannedShard]:
     planned = [PlannedShard(shard_fingerprint(ctx, stage, p), p) for p in stage.plan(ctx)]
+    # a committed shard that lost an env host is planned again, under a new fingerprint (redo.py)
+    current = current_fingerprints([p.fingerprint for p in planned],
+                                   ctx.lake.manifest_entries(ctx.run_id, stage.name))
+    planned = [PlannedShard(current[p.fingerprint], p.plan) for p in planned]
     seen: set[str] = set()
     for p in planned:
         if p.fingerprint in seen:
@@ -135,6 +140,7 @@ def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard, worker: dict |
         return INTERRUPTED
     failures, units = stage.failures(tables)
     share.admit(failures, units)  # over the share: this shard is not committed, the run stops
+    redo = redo_meta(shard_fingerprint(ctx, stage, shard.plan), shard.fingerprint, lost_host_units(tables))
     content = {t: ctx.content_store(t) for t in tables if t in CONTENT_TABLES}
     for table, store in content.items():  # what another shard committed meanwhile is not stored twice
         rows = tables[table]
@@ -146,7 +152,7 @@ def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard, worker: dict |
         meta={"seconds": round(time.perf_counter() - started, 4), "started_at": started_at,
               "cpu_s": round(time.thread_time() - cpu, 4),
               "worker": {"host": socket.gethostname(), "pid": os.getpid(), **(worker or {})},
-              **({"failures": failures, "units": units} if units else {})},
+              **({"failures": failures, "units": units} if units else {}), **redo},
     )
     if shutdown.requested():  # the last moment a shard can be dropped
         return INTERRUPTED
