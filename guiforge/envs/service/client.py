@@ -131,11 +131,14 @@ class HostPool:
         until = time.monotonic() + deadline_s
         last = "no env host answered"
         while True:
-            ranked = []
+            ranked, answered = [], 0
             for url in self.live():
                 found = self.capacity(url)
+                answered += found is not None
                 if found is not None and spec.domain in found.get("kinds", ()):
                     ranked.append((-int(found.get("free", 0)), self.urls.index(url), url))
+            if not answered:  # every host refuses connections: no slot will come free
+                raise EnvHostLost(f"no env host answered ({', '.join(self.urls)})")
             ranked.sort()
             if ranked and ranked[0][0] < 0:
                 candidates = [url for free, _, url in ranked if free < 0]
@@ -153,11 +156,9 @@ class HostPool:
                 except EnvHostLost as exc:
                     last = str(exc)
             if not ranked:
-                last = f"no live env host serves {spec.domain!r} (hosts: {', '.join(self.urls)})"
+                raise EnvFailure(f"no live env host serves {spec.domain!r} (hosts: {', '.join(self.urls)})")
             if time.monotonic() >= until:
                 raise EnvHostLost(f"no {spec.domain} slot within {deadline_s:.0f}s: {last}")
-            if not ranked:
-                time.sleep(min(0.5, max(until - time.monotonic(), 0)))  # wait for a host to come back
 
     def release(self, url: str, lease_id: str, timeout_s: float = 10.0) -> None:
         # gone already, or the host is: either way the lease is not ours any more
