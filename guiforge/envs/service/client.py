@@ -91,9 +91,11 @@ class HostPool:
             self._down[url] = time.monotonic() + DOWN_FOR_S
 
     def live(self) -> list[str]:
+        """The hosts not marked down; all of them when every one is (a mark only says
+        which to try first: a host may be back)."""
         now = time.monotonic()
         with self._lock:
-            return [u for u in self.urls if self._down.get(u, 0) <= now]
+            return [u for u in self.urls if self._down.get(u, 0) <= now] or list(self.urls)
 
     def capacity(self, url: str) -> dict | None:
         """The host's slots and kinds, or None when it does not answer."""
