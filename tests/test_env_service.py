@@ -76,8 +76,14 @@ def test_a_web_episode_through_the_service(service):
         assert [m["read"] for m in state.apps["mail"]["inbox"] if m["id"] == opened] == [True]
         assert [m["read"] for m in state.initial_apps["mail"]["inbox"] if m["id"] == opened] == [False]
         lease.release()
-    figures = service.capacity_figures()
-    assert figures["leased"] == 0 and figures["released"] >= 1 and figures["busy_s"] > 0
+        # back in this client's pool, the instance holds no slot; the host keeps its browser warm
+        figures = service.capacity_figures()
+        assert figures["leased"] == 0 and figures["released"] >= 1 and figures["busy_s"] > 0
+        started = figures["manager"]["started"]
+        with manager.acquire(EnvSpec(domain="web")) as again:
+            again.reset(task)
+            assert service.capacity_figures()["leased"] == 1
+        assert service.capacity_figures()["manager"]["started"] == started
 
 
 def test_screenshots_travel_as_raw_bytes(service):

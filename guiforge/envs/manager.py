@@ -131,6 +131,16 @@ class _Instance:
             return lost
         raise ValueError(f"unknown environment fault {injection.kind!r}")
 
+    def park(self) -> bool:
+        """Tell the adapter it is idle in the pool (:meth:`Environment.idle`); False when
+        that failed (the instance is then not reused)."""
+        try:
+            self.actor.submit(self.env.idle).result(timeout=15.0)
+            return True
+        except Exception:
+            self.broken = True
+            return False
+
     def healthy(self) -> bool:
         """The adapter's own health check, with a short deadline; never raises."""
         if self.broken:
@@ -283,7 +293,7 @@ class EnvManager:
         inst = lease._inst
         with self._cond:
             self._leases.pop(lease.lease_id, None)
-        if inst.broken or not self._healthy(inst):
+        if inst.broken or not self._healthy(inst) or not inst.park():
             self.stats.failures += 1
             self.stats.replaced += 1
             inst.destroy()

@@ -2,8 +2,10 @@
 drives one leased instance on one of them through the same Environment interface as a
 local adapter, so the environment manager, the harness and the gates need no change.
 
-A new instance goes to the host with the most free slots (``GET /capacity``); a host that
-refuses connections is skipped for a while. A reset starts an episode afresh, so a reset
+A lease goes to the host with the most free slots (``GET /capacity``); a host that
+refuses connections is skipped for a while. An instance back in the client's warm pool
+gives its slot back (the host's own warm pool keeps the browser), so a client never holds
+a slot it does not use, and the next reset leases again. A reset starts an episode afresh, so a reset
 that finds its lease or its host gone leases again (elsewhere if need be). Mid-episode, a
 host that dies (connection refused or reset, no answer) or a lease the host no longer
 holds is :class:`EnvHostLost`: an env_failure whose message carries
@@ -213,6 +215,8 @@ class RemoteEnv(Environment):
     def reset(self, task: TaskSpec) -> Observation:
         self._clear_workspace()
         self.answer = self.status = None
+        if self.lease_id is None:  # parked in the pool without a slot (idle): lease one now
+            self._acquire()
         body = wire.pack({"task": task.model_dump(mode="python")})
         headers = {"content-type": wire.MEDIA_TYPE}
         try:
@@ -242,7 +246,13 @@ class RemoteEnv(Environment):
 
     def healthy(self) -> bool:
         # the host checks its instance after every step (an unhealthy one answers 502)
-        return not self.lost and self.lease_id is not None
+        return not self.lost
+
+    def idle(self) -> None:
+        """Back in the client's pool: the slot goes back to the host (its warm pool keeps the
+        instance), so no client holds a slot it does not use; the next reset leases again."""
+        self._drop()
+        self._clear_workspace()
 
     def kill(self) -> None:
         self._drop(timeout_s=2.0)
