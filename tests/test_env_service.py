@@ -15,6 +15,8 @@ from guiforge.envs import Action, EnvManager, EnvSpec, TaskSpec
 from guiforge.envs.service import wire
 from guiforge.envs.service.client import EnvHostLost, HostPool
 from guiforge.envs.service.kind import RemoteKinds
+from guiforge.envs.tools import ToolsEnv
+from guiforge.envs.usage import counting
 from guiforge.envs.web.sample_world import sample_world
 from guiforge.failures import ENV_HOST_LOST
 from guiforge.preparers.web_apps import web_setup
@@ -142,3 +144,16 @@ def test_a_host_that_dies_mid_episode_is_an_env_failure_that_says_so(monkeypatch
             assert ENV_HOST_LOST in episode.error
     finally:
         svc.kill()
+
+
+def test_a_unit_of_work_counts_its_leases_busy_and_leased_seconds():
+    with EnvManager({"tools": ToolsEnv}, max_instances=1) as manager:
+        with counting() as usage, manager.acquire(EnvSpec(domain="tools")) as lease:
+            lease.reset(TOOLS_TASK)
+            lease.step(Action(type="answer", answer="42"))
+            busy = usage.busy_s
+            assert busy > 0 and usage.leased_s == 0  # leased time is counted at release
+        assert usage.busy_s == busy and usage.leased_s >= busy
+        with manager.acquire(EnvSpec(domain="tools")) as lease:  # outside any count: nothing added
+            lease.reset(TOOLS_TASK)
+        assert usage.busy_s == busy

@@ -17,6 +17,7 @@ from guiforge.lake import Lake
 from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.runner import run_pipeline
 from guiforge.paths import SKILLS_DIR
+from guiforge.report.timing import stage_times
 from guiforge.testing.env_service import TOKEN, EnvService
 
 
@@ -79,6 +80,10 @@ def _lost_then_completed(tmp_path, monkeypatch, domain: str, cards: list[str], k
         assert set(_outcomes(kept)) <= set(_outcomes(second))  # what was sound before is unchanged
         entries = list(Lake(lake).manifest_entries(pipeline.run_id, "rollouts"))
         assert not any(e.get("redo") for e in entries) and len(entries) == 2  # the lost shards pruned
+        # each shard counted its leases: busy over leased seconds per stage (guiforge stats, the report)
+        assert all(0 < e["env"]["busy_s"] <= e["env"]["leased_s"] for e in entries)
+        row = next(r for r in stage_times(Lake(lake), pipeline.run_id) if r["stage"] == "rollouts")
+        assert 0 < row["env_leased_busy"] <= 1
 
         if not compare_clean:
             return

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from guiforge import shutdown
+from guiforge.envs import usage
 from guiforge.envs.actions import Action
 from guiforge.envs.base import (
     EnvFailure,
@@ -352,7 +353,8 @@ class Lease:
     def __init__(self, manager: EnvManager, lease_id: int, spec: EnvSpec, inst: _Instance):
         self.manager, self.lease_id, self.spec, self._inst = manager, lease_id, spec, inst
         self.task: TaskSpec | None = None
-        self.last_used = time.monotonic()
+        self.last_used = self.acquired_at = time.monotonic()
+        self.usage = usage.current()  # the unit of work that counts this lease's busy and leased time
         self._expired = False
         self._released = False
 
@@ -368,6 +370,9 @@ class Lease:
         except EnvFailure as exc:
             self.manager.record_fault(str(exc))
             raise
+        finally:
+            if self.usage is not None:
+                self.usage.add(busy_s=time.monotonic() - self.last_used)
 
     @property
     def broken(self) -> bool:
@@ -428,6 +433,8 @@ class Lease:
         if self._released or self._expired:
             return
         self._released = True
+        if self.usage is not None:
+            self.usage.add(leased_s=time.monotonic() - self.acquired_at)
         self.env.capture_screenshots = True  # the next lease starts with the default
         self.manager._give_back(self)
 

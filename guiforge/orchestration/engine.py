@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from guiforge import __version__, shutdown
+from guiforge.envs.usage import counting
 from guiforge.errors import GuiforgeError
 from guiforge.lake.blobs import CONTENT_TABLES
 from guiforge.lake.commit import sweep_stage
@@ -127,7 +128,8 @@ def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard, worker: dict |
         return INTERRUPTED
     started, started_at, cpu = time.perf_counter(), time.time(), time.thread_time()
     try:
-        outputs = stage.run(ctx, shard.plan)
+        with counting() as env_usage:  # the shard's environment leases: busy and leased seconds
+            outputs = stage.run(ctx, shard.plan)
     except Exception as exc:
         if shutdown.requested():  # an environment or verifier closed under it
             return INTERRUPTED
@@ -152,7 +154,8 @@ def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard, worker: dict |
         meta={"seconds": round(time.perf_counter() - started, 4), "started_at": started_at,
               "cpu_s": round(time.thread_time() - cpu, 4),
               "worker": {"host": socket.gethostname(), "pid": os.getpid(), **(worker or {})},
-              **({"failures": failures, "units": units} if units else {}), **redo},
+              **({"failures": failures, "units": units} if units else {}), **redo,
+              **({"env": env_usage.figures()} if env_usage.leased_s else {})},
     )
     if shutdown.requested():  # the last moment a shard can be dropped
         return INTERRUPTED

@@ -173,6 +173,17 @@ class HostPool:
         self.http.close()
 
 
+def _server_ms(response: httpx.Response) -> float | None:
+    """The ``env`` duration of a ``Server-Timing: env;dur=12.3`` header, in ms."""
+    for part in response.headers.get("server-timing", "").split(";"):
+        if part.strip().startswith("dur="):
+            try:
+                return float(part.strip()[4:])
+            except ValueError:
+                return None
+    return None
+
+
 def _message(response: httpx.Response) -> str:
     try:
         body = response.json()
@@ -193,6 +204,7 @@ class RemoteEnv(Environment):
         self.url: str | None = None
         self.lease_id: str | None = None
         self.lost = False
+        self.host_ms: float | None = None  # the host's own time for the last operation (Server-Timing)
         self._workspace: Path | None = None
 
     def start(self) -> None:
@@ -207,10 +219,12 @@ class RemoteEnv(Environment):
             raise EnvHostLost(f"{op}: this instance's lease is gone")
         shots = "1" if self.capture_screenshots else "0"
         try:
-            return self.pool.request(self.url, method, f"/leases/{self.lease_id}/{op}?screenshots={shots}", **kw)
+            response = self.pool.request(self.url, method, f"/leases/{self.lease_id}/{op}?screenshots={shots}", **kw)
         except EnvHostLost:
             self.lost = True
             raise
+        self.host_ms = _server_ms(response)
+        return response
 
     def reset(self, task: TaskSpec) -> Observation:
         self._clear_workspace()

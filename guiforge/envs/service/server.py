@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import socket
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -100,8 +101,14 @@ def create_app(host: EnvHost, token: str) -> FastAPI:
     def _verifier(request: Request, exc: VerifierFailure) -> JSONResponse:
         return JSONResponse({"failure": "verifier_failure", "message": str(exc)}, status_code=500)
 
-    def frame(doc: Any) -> Response:
-        return Response(content=wire.pack(doc), media_type=wire.MEDIA_TYPE)
+    def frame(op: Callable[[], Any]) -> Response:
+        """``op``'s document as a frame; ``Server-Timing`` says how long the environment took
+        (a client's round trip less that is what the service adds)."""
+        started = time.perf_counter()
+        doc = op()
+        took = 1000 * (time.perf_counter() - started)
+        return Response(content=wire.pack(doc), media_type=wire.MEDIA_TYPE,
+                        headers={"Server-Timing": f"env;dur={took:.2f}"})
 
     @contextlib.contextmanager
     def using(lease_id: str, screenshots: bool | None = None) -> Iterator[Any]:
@@ -136,22 +143,22 @@ def create_app(host: EnvHost, token: str) -> FastAPI:
 
     def _reset(lease_id: str, task: TaskSpec, screenshots: bool) -> Response:
         with using(lease_id, screenshots) as lease:
-            return frame(wire.observation_doc(lease.reset(task)))
+            return frame(lambda: wire.observation_doc(lease.reset(task)))
 
     @app.get("/leases/{lease_id}/observe")
     def observe(lease_id: str, screenshots: bool = True) -> Response:
         with using(lease_id, screenshots) as lease:
-            return frame(wire.observation_doc(lease.observe()))
+            return frame(lambda: wire.observation_doc(lease.observe()))
 
     @app.post("/leases/{lease_id}/step")
     def step(lease_id: str, action: Action, screenshots: bool = True) -> Response:
         with using(lease_id, screenshots) as lease:
-            return frame(wire.step_doc(lease.step(action)))
+            return frame(lambda: wire.step_doc(lease.step(action)))
 
     @app.get("/leases/{lease_id}/final_state")
     def final_state(lease_id: str) -> Response:
         with using(lease_id) as lease:
-            return frame(wire.final_state_doc(lease.final_state()))
+            return frame(lambda: wire.final_state_doc(lease.final_state()))
 
     @app.post("/leases/{lease_id}/evaluate")
     def evaluate(lease_id: str) -> dict:
