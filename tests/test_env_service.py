@@ -11,14 +11,16 @@ import sys
 import httpx
 import pytest
 
-from guiforge.envs import Action, EnvManager, EnvSpec, TaskSpec
+from guiforge.envs import Action, EnvManager, EnvSpec, TaskSpec, kind_of
 from guiforge.envs.service import wire
 from guiforge.envs.service.client import EnvHostLost, HostPool
 from guiforge.envs.service.kind import RemoteKinds
 from guiforge.envs.tools import ToolsEnv
 from guiforge.envs.usage import counting
 from guiforge.envs.web.sample_world import sample_world
+from guiforge.errors import ConfigError
 from guiforge.failures import ENV_HOST_LOST
+from guiforge.orchestration.compile import build_pipeline
 from guiforge.preparers.web_apps import web_setup
 from guiforge.stages.rollouts import acquire
 from guiforge.testing.env_service import TOKEN, EnvService
@@ -157,3 +159,12 @@ def test_a_unit_of_work_counts_its_leases_busy_and_leased_seconds():
         with manager.acquire(EnvSpec(domain="tools")) as lease:  # outside any count: nothing added
             lease.reset(TOOLS_TASK)
         assert usage.busy_s == busy
+
+
+def test_env_hosts_in_the_pipeline_file_are_checked_and_leave_the_run_id_alone():
+    base = {"name": "hosts", "stages": {"personas": {"count": 1}}}
+    with pytest.raises(ConfigError, match=r"p\.yaml: envs\.1: 'ftp://h:1' is not an env host address"):
+        build_pipeline({**base, "envs": ["http://127.0.0.1:8700", "ftp://h:1"]}, "p.yaml")
+    hosts = build_pipeline({**base, "envs": ["http://10.0.0.1:8700"]}, "p.yaml")
+    assert isinstance(hosts.kinds(), RemoteKinds) and hosts.kinds().kind("web").actions() == kind_of("web").actions()
+    assert hosts.run_id == build_pipeline(base, "p.yaml").run_id  # where instances run is not what a run computes
