@@ -152,10 +152,12 @@ def _options(
     """guiforge: synthesize computer-use agent training data into a Parquet lake."""
 
 
+from guiforge.cli_envs import envs_app  # noqa: E402 - the command groups follow the app
 from guiforge.cli_lake import lake_app  # noqa: E402 - the command groups follow the app
 from guiforge.cli_plugins import plugins  # noqa: E402
 
 app.add_typer(lake_app, name="lake")
+app.add_typer(envs_app, name="envs")
 app.command("plugins")(plugins)
 
 @app.command()

@@ -54,9 +54,12 @@ class PipelineConfig(BaseModel):
     max_failure_share: float | None = Field(default=0.5, ge=0, le=1, description="per stage; null: never stop")
     faults: FaultsConfig | None = Field(default=None, description="fault injection (guiforge.faults); off by default")
     # environment kinds and check plugins (guiforge.envs.kind, guiforge.verify.registry): a
-    # domain given another kind than the one registered under its name, and the checks the
-    # verifier worker loads besides the installed ones; the compile step resolves both
-    envs: dict[str, str] = Field(default_factory=dict, description="domain -> environment kind (name or module:Name)")
+    # domain given another kind than the one registered under its name, or a list of env
+    # hosts (`guiforge envs serve`) whose pools serve the domains they declare; and the checks
+    # the verifier worker loads besides the installed ones; the compile step resolves both
+    envs: dict[str, str] | list[str] = Field(
+        default_factory=dict, description="domain -> environment kind (name or module:Name), "
+                                          "or env hosts [http://host:port, ...]")
     checks: list[str] = Field(default_factory=list, description="check plugins to load (module:Name)")
 
 

@@ -26,6 +26,10 @@ PARSE_FAILURE = "parse_failure"
 FAILURE_KINDS = (ENV_FAILURE, MODEL_FAILURE, VERIFIER_FAILURE, PARSE_FAILURE)
 # faults of the machinery: no outcome, never a valid sample
 FAULT_KINDS = frozenset({ENV_FAILURE, MODEL_FAILURE, VERIFIER_FAILURE})
+# An env_failure whose message starts with this lost its env host (guiforge.envs.service):
+# the host died or dropped the lease, so nothing about the task is known and a rerun runs the
+# episode again (the engine redoes a shard that holds one).
+ENV_HOST_LOST = "env host lost"
 
 
 class Fault(RuntimeError):
@@ -48,6 +52,11 @@ def is_fault(row: Mapping[str, Any]) -> bool:
 def valid_sample(row: Mapping[str, Any]) -> bool:
     """A trajectory whose outcome counts: no fault, and a verifier verdict."""
     return not is_fault(row) and row.get("success") is not None
+
+
+def lost_env_host(text: str | None) -> bool:
+    """Whether a failure message says the episode's env host was lost."""
+    return bool(text) and ENV_HOST_LOST in text
 
 
 def one_line(exc: BaseException, limit: int = 300) -> str:

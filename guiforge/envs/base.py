@@ -134,6 +134,11 @@ class Environment(ABC):
     def healthy(self) -> bool:
         return True
 
+    def idle(self) -> None:
+        """The instance went back to the warm pool: let go of what it need not hold while
+        idle (a remote instance gives its host's slot back; guiforge.envs.service)."""
+        return None
+
     def processes(self) -> list[int]:
         """The pids of the processes this instance's operations wait on (a browser, an X
         server, LibreOffice): the manager counts their wait for a CPU out of its deadlines

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from guiforge import shutdown
+from guiforge.envs import usage
 from guiforge.envs.actions import Action
 from guiforge.envs.base import (
     EnvFailure,
@@ -131,6 +132,16 @@ class _Instance:
                 return fn()
             return lost
         raise ValueError(f"unknown environment fault {injection.kind!r}")
+
+    def park(self) -> bool:
+        """Tell the adapter it is idle in the pool (:meth:`Environment.idle`); False when
+        that failed (the instance is then not reused)."""
+        try:
+            self.actor.submit(self.env.idle).result(timeout=15.0)
+            return True
+        except Exception:
+            self.broken = True
+            return False
 
     def healthy(self) -> bool:
         """The adapter's own health check, with a short deadline; never raises."""
@@ -286,7 +297,7 @@ class EnvManager:
         inst = lease._inst
         with self._cond:
             self._leases.pop(lease.lease_id, None)
-        if inst.broken or not self._healthy(inst):
+        if inst.broken or not self._healthy(inst) or not inst.park():
             self.stats.failures += 1
             self.stats.replaced += 1
             inst.destroy()
@@ -345,7 +356,8 @@ class Lease:
     def __init__(self, manager: EnvManager, lease_id: int, spec: EnvSpec, inst: _Instance):
         self.manager, self.lease_id, self.spec, self._inst = manager, lease_id, spec, inst
         self.task: TaskSpec | None = None
-        self.last_used = time.monotonic()
+        self.last_used = self.acquired_at = time.monotonic()
+        self.usage = usage.current()  # the unit of work that counts this lease's busy and leased time
         self._expired = False
         self._released = False
 
@@ -361,6 +373,9 @@ class Lease:
         except EnvFailure as exc:
             self.manager.record_fault(str(exc))
             raise
+        finally:
+            if self.usage is not None:
+                self.usage.add(busy_s=time.monotonic() - self.last_used)
 
     @property
     def broken(self) -> bool:
@@ -421,8 +436,16 @@ class Lease:
         if self._released or self._expired:
             return
         self._released = True
+        if self.usage is not None:
+            self.usage.add(leased_s=time.monotonic() - self.acquired_at)
         self.env.capture_screenshots = True  # the next lease starts with the default
         self.manager._give_back(self)
+
+    def discard(self) -> None:
+        """Give the instance back as broken: its state is unknown (a client that vanished
+        mid-episode), so it is destroyed and its slot freed, never handed out again."""
+        self._inst.broken = True
+        self.release()
 
     def __enter__(self) -> Lease:
         return self

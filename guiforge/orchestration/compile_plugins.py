@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from guiforge.config import ROLES
 from guiforge.envs.kinds import ENV_KINDS, resolve_kind
+from guiforge.envs.service.kind import host_problem
 from guiforge.export.formats import EXPORT_FORMATS
 from guiforge.harness.formats import ACTION_FORMATS
 from guiforge.judge.accept import ACCEPTANCE
@@ -113,7 +114,11 @@ def check_models(pipeline: Pipeline, where: Where) -> None:
 def check_envs_and_checks(pipeline: Pipeline, where: Where) -> None:
     """Every kind ``envs:`` names resolves to an EnvKind serving that domain, and every check
     plugin ``checks:`` names imports as a check function or a mapping of them."""
-    for domain, ref in pipeline.config.envs.items():
+    if isinstance(pipeline.config.envs, list):
+        for i, url in enumerate(pipeline.config.envs):
+            if (problem := host_problem(url)) is not None:
+                where.fail(("envs", i), problem)
+    for domain, ref in (pipeline.config.envs.items() if isinstance(pipeline.config.envs, dict) else ()):
         try:
             kind = resolve_kind(ref)
         except PluginError as exc:

@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from guiforge import __version__, shutdown
+from guiforge.envs.usage import counting
 from guiforge.errors import GuiforgeError
 from guiforge.lake.blobs import CONTENT_TABLES
 from guiforge.lake.commit import sweep_stage
@@ -25,6 +26,7 @@ from guiforge.orchestration.provenance import (
     plugin_identities,
     record_stage_session,
 )
+from guiforge.orchestration.redo import current_fingerprints, lost_host_units, redo_meta
 from guiforge.stages.base import ShardPlan, Stage
 
 
@@ -68,6 +70,10 @@ def _faults(ctx: RunContext) -> dict:
 
 def plan_stage(ctx: RunContext, stage: Stage) -> list[PlannedShard]:
     planned = [PlannedShard(shard_fingerprint(ctx, stage, p), p) for p in stage.plan(ctx)]
+    # a committed shard that lost an env host is planned again, under a new fingerprint (redo.py)
+    current = current_fingerprints([p.fingerprint for p in planned],
+                                   ctx.lake.manifest_entries(ctx.run_id, stage.name))
+    planned = [PlannedShard(current[p.fingerprint], p.plan) for p in planned]
     seen: set[str] = set()
     for p in planned:
         if p.fingerprint in seen:
@@ -122,7 +128,8 @@ def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard, worker: dict |
         return INTERRUPTED
     started, started_at, cpu = time.perf_counter(), time.time(), time.thread_time()
     try:
-        outputs = stage.run(ctx, shard.plan)
+        with counting() as env_usage:  # the shard's environment leases: busy and leased seconds
+            outputs = stage.run(ctx, shard.plan)
     except Exception as exc:
         if shutdown.requested():  # an environment or verifier closed under it
             return INTERRUPTED
@@ -135,6 +142,7 @@ def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard, worker: dict |
         return INTERRUPTED
     failures, units = stage.failures(tables)
     share.admit(failures, units)  # over the share: this shard is not committed, the run stops
+    redo = redo_meta(shard_fingerprint(ctx, stage, shard.plan), shard.fingerprint, lost_host_units(tables))
     content = {t: ctx.content_store(t) for t in tables if t in CONTENT_TABLES}
     for table, store in content.items():  # what another shard committed meanwhile is not stored twice
         rows = tables[table]
@@ -146,7 +154,8 @@ def run_shard(ctx: RunContext, stage: Stage, shard: PlannedShard, worker: dict |
         meta={"seconds": round(time.perf_counter() - started, 4), "started_at": started_at,
               "cpu_s": round(time.thread_time() - cpu, 4),
               "worker": {"host": socket.gethostname(), "pid": os.getpid(), **(worker or {})},
-              **({"failures": failures, "units": units} if units else {})},
+              **({"failures": failures, "units": units} if units else {}), **redo,
+              **({"env": env_usage.figures()} if env_usage.leased_s else {})},
     )
     if shutdown.requested():  # the last moment a shard can be dropped
         return INTERRUPTED

@@ -8,6 +8,7 @@ from typing import Any
 
 from guiforge.config import PipelineConfig
 from guiforge.envs.kinds import RunKinds
+from guiforge.envs.service.kind import RemoteKinds
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.models.config import ModelConfig
 
@@ -28,6 +29,8 @@ class Pipeline:
         # rows on every executor); injected faults do, where declared. Kinds and checks a
         # pipeline does not declare leave its fingerprint as it was.
         empty = {k for k in ("envs", "checks") if not getattr(self.config, k)}
+        if isinstance(self.config.envs, list):
+            empty.add("envs")  # env hosts: where instances run, not what a run computes
         body = self.config.model_dump(exclude={"lake", "run_id", "description", "max_failure_share", "faults",
                                                "executor", "ray", *empty})
         if self.config.faults is not None and self.config.faults.enabled:
@@ -41,7 +44,10 @@ class Pipeline:
 
     def kinds(self) -> RunKinds:
         """The environment kinds this run uses, by domain (the pipeline's ``envs:``, else the
-        kind registered under the domain's name)."""
+        kind registered under the domain's name; with env hosts listed, the same kinds with
+        their instances on the hosts)."""
+        if isinstance(self.config.envs, list):
+            return RemoteKinds(self.config.envs)
         return RunKinds(self.config.envs)
 
     def model_roles(self) -> set[str]:

@@ -111,7 +111,9 @@ def _cost_and_time(lake: Lake, run_id: str | None, links: Links) -> Section:
         tables.append((f"time per stage ({run})", [
             {"stage": s["stage"], "shards": s["shards"], "rows": s["rows"], "wall": seconds(s["wall_s"]),
              "CPU": seconds(s["cpu_s"]), "shards/s": ratio(s["shards_per_s"], 3), "envs busy": ratio(s["env_busy"]),
-             "env use": "–" if s["env_utilisation"] is None else f"{s['env_utilisation']:.0%}"} for s in f["stages"]]))
+             "env use": "–" if s["env_utilisation"] is None else f"{s['env_utilisation']:.0%}",
+             "busy/leased": "–" if s.get("env_leased_busy") is None else f"{s['env_leased_busy']:.0%}"}
+            for s in f["stages"]]))
         tables.append((f"tokens and cost ({run})", [
             {"role": r["role"], "model": r["model"], "trajectories": r["trajectories"], "prompt": r["prompt_tokens"],
              "completion": r["completion_tokens"], "cached": r["cached_tokens"], "cost": money(r["cost_usd"]),

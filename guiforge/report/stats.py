@@ -67,13 +67,15 @@ def print_time_and_cost(out: Console, lake_uri: str, run_id: str | None = None) 
             out.print(f"  {label}: {value}", highlight=False, soft_wrap=True)
         if f["stages"]:
             st = Table(title=f"time per stage ({run})")
-            for col in ("stage", "shards", "rows", "wall", "CPU", "CPU/wall", "shards/s", "envs busy", "env use"):
+            for col in ("stage", "shards", "rows", "wall", "CPU", "CPU/wall", "shards/s", "envs busy", "env use",
+                        "busy/leased"):
                 st.add_column(col, justify="left" if col == "stage" else "right")
             for s in f["stages"]:
                 st.add_row(s["stage"], str(s["shards"]), str(s["rows"]), seconds(s["wall_s"]), seconds(s["cpu_s"]),
                            ratio(s["cpu_s"] / s["wall_s"] if s["cpu_s"] is not None and s["wall_s"] else None),
                            ratio(s["shards_per_s"], 3), ratio(s["env_busy"]),
-                           "-" if s["env_utilisation"] is None else f"{s['env_utilisation']:.0%}")
+                           "-" if s["env_utilisation"] is None else f"{s['env_utilisation']:.0%}",
+                           "-" if s.get("env_leased_busy") is None else f"{s['env_leased_busy']:.0%}")
             out.print(st)
         c = f["costs"]
         if c["by_role"]:

@@ -78,7 +78,8 @@ def stage_times(lake: Lake, run_id: str, provenance: dict | None = None) -> list
                "wall_s": round(wall, 3), "cpu_s": None if cpu is None else round(cpu, 3),
                "shard_s": round(sum(float(e.body.get("seconds") or 0) for e in mine), 3),
                "shards_per_s": round(len(mine) / wall, 4) if wall else None,
-               "started_at": first, "finished_at": last, "env_busy": None, "env_utilisation": None}
+               "started_at": first, "finished_at": last, "env_busy": None, "env_utilisation": None,
+               "env_leased_busy": _leased_busy(mine)}
         if any("trajectories" in e.files() for e in mine):
             if domains is None:
                 tasks = lake.read_table("tasks", run_id, columns=["task_id", "domain"])
@@ -92,6 +93,14 @@ def stage_times(lake: Lake, run_id: str, provenance: dict | None = None) -> list
                     row["env_utilisation"] = round(busy / wall / (per_domain * len(seen)), 3)
         out.append(row)
     return sorted(out, key=lambda r: (r["started_at"] is None, r["started_at"] or 0))
+
+
+def _leased_busy(entries: list[Entry]) -> float | None:
+    """Busy over leased seconds of the stage's environment leases (each shard's manifest
+    entry counts its own; guiforge.envs.usage), or None where no shard leased any."""
+    counted = [e.body["env"] for e in entries if isinstance(e.body.get("env"), dict)]
+    leased = sum(float(c.get("leased_s") or 0) for c in counted)
+    return round(sum(float(c.get("busy_s") or 0) for c in counted) / leased, 3) if leased else None
 
 
 def shard_times(lake: Lake, run_id: str, stage: str | None = None) -> list[dict]:
