@@ -25,6 +25,10 @@ class StateLease:
 
     def __init__(self, pool: VerifierPool):
         self.pool, self.state, self.reads = pool, FinalState(apps={"mail": {"sent": []}}), 0
+        self.stamp: str | None = None  # the environment's cheap token of its state; None: it has none
+
+    def state_stamp(self) -> str | None:
+        return self.stamp
 
     def final_state(self) -> FinalState:
         self.reads += 1
@@ -99,3 +103,14 @@ def test_tracker_scores_changed_states_only_and_marks_undone_steps(pool):
     assert tracker.verdict.success
     assert tracker.counts.reads == lease.reads == 4 and tracker.counts.verified == 3
     assert tracker.unchanged()["progress_delta"] == 0.0
+
+
+def test_an_unchanged_stamp_skips_the_state_read(pool):
+    lease = StateLease(pool)
+    lease.stamp = "s0"
+    tracker = ProgressTracker(lease, Task())
+    tracker.start()
+    tracker.step()  # same stamp: neither read nor scored
+    assert lease.reads == 1 and tracker.counts.stamps == 2
+    lease.state, lease.stamp = FinalState(apps={"mail": {"sent": []}}, answer="7"), "s1"
+    assert tracker.step()["progress"] == 1.0 and lease.reads == 2 and tracker.counts.verified == 2

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import json
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from guiforge.judge.tiers import TierPolicy, assign_tiers, worst
+from guiforge.lake import Lake
+from guiforge.stages.shared import read_with_optional
 
 
 def _t(tid: str, task: str, n: int, success: bool | None, score: float = 0.0, fault: str | None = None) -> dict:
@@ -39,3 +44,16 @@ def test_tiers_from_outcome_length_judge_retries_and_progress():
 
 def test_a_trajectory_is_as_good_as_its_strictest_judge():
     assert worst(["gold", "silver"]) == "silver" and worst(["gold", None]) == "gold" and worst([None]) is None
+
+
+def test_a_shard_from_before_progress_reads_without_the_new_columns(tmp_path):
+    """The judge reads steps' attempts_json and progress where a shard has them; a shard
+    written before they existed reads without them (its tiers then use the verifier's score)."""
+    old = tmp_path / "steps" / "run=r" / "part-old.parquet"
+    old.parent.mkdir(parents=True)
+    pq.write_table(pa.table({"trajectory_id": ["t"], "step_index": [0]}), old)
+    table = read_with_optional(Lake(tmp_path), "steps/run=r/part-old.parquet", ["trajectory_id", "step_index"],
+                               ["attempts_json", "progress"])
+    assert table.column_names == ["trajectory_id", "step_index"]
+    rows = {"t": table.to_pylist()}
+    assert assign_tiers([_t("t", "x", 1, False, 0.7)], {"t": False}, {}, rows)["t"] == "partial"

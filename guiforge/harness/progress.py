@@ -1,8 +1,10 @@
 """Progress after every step of an episode: the rubric scored on the state the step left,
 through the lease's own verifier worker, with no extra reset.
 
-Per step: one final-state read; the verifier runs only when the state differs from the last
-one it scored (a click that opens a menu changes no app state, so its verdict is reused).
+Per step: where the environment has a cheap stamp of its state (the web apps hash theirs in
+the page), the stamp; the whole final state is read only when the stamp changed (or there
+is none), and the verifier runs only when that state differs from the last one it scored (a
+click that opens a menu changes no app state, so its verdict is reused).
 The verdict after the last step is the episode's verdict: the final evaluation costs nothing
 more.
 """
@@ -25,8 +27,10 @@ from guiforge.verify.progress import (
 
 @dataclass
 class ProgressCounts:
-    """What tracking cost: final states read, and verdicts the verifier worker computed."""
+    """What tracking cost: stamps read, final states read, and verdicts the verifier worker
+    computed."""
 
+    stamps: int = 0
     reads: int = 0
     verified: int = 0
 
@@ -39,10 +43,16 @@ class ProgressTracker:
         self.required = required_criteria(task.rubric, task.feasible)
         self.counts = ProgressCounts()
         self._key: str | None = None
+        self._stamp: str | None = None
         self.verdict: VerifierResult | None = None
         self.progress = 0.0
 
     def _score(self) -> VerifierResult:
+        stamp = self.lease.state_stamp()
+        self.counts.stamps += 1
+        if stamp is not None and stamp == self._stamp and self.verdict is not None:
+            return self.verdict
+        self._stamp = stamp
         state = self.lease.final_state()
         self.counts.reads += 1
         key = state_key(state)
