@@ -1,5 +1,7 @@
 """judge: a verdict per trajectory from what a VLM judge would see, the verifier's beside it,
-and SFT acceptance (every trajectory not accepted is an exclusion with its reason).
+SFT acceptance (every trajectory not accepted is an exclusion with its reason) and the
+quality tier that refines it (``quality_tier``, guiforge.judge.tiers: a shard holds every
+sample of a task, which the tiers' length rule compares).
 
 One shard per few rollouts shards (``rollout_shards_per_shard``). The offline judge (the default with no keys) reads the key
 screenshots with tesseract; a model judge gets them as images. With ``fallback_role`` set,
