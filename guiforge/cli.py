@@ -316,8 +316,14 @@ def export_cmd(
     rl_protocol: Annotated[str, typer.Option(
         "--rl-protocol", help="tools (one act tool call a turn: multi-turn GRPO) | completion (every action in "
                               "one reply: TaskReward)")] = "tools",
+    sft_tiers: Annotated[str, typer.Option(
+        "--sft-tiers", help="quality tiers in the default SFT configs, comma-separated: gold, silver, partial "
+                            "(each tier also has its own config: sft_gold, sft_silver, sft_partial)")] = "gold,silver",
+    prm: Annotated[bool, typer.Option("--prm", help="also write process-reward rows (screen, history, action -> "
+                                                    "progress delta) for every valid trajectory")] = False,
 ) -> None:
-    """Write the run's training datasets: SFT rows, the RL prompt set, a dataset card."""
+    """Write the run's training datasets: SFT rows (a config per quality tier too), the RL prompt
+    set with its per-step rewards, a dataset card."""
     # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.export import ExportOptions, commit_export, export_run
     from guiforge.lake.store import Lake
@@ -325,7 +331,8 @@ def export_cmd(
 
     store = Lake(lake or load_pipeline(None).config.lake)
     options = ExportOptions(per_task=samples_per_task or None, max_length=max_length or None, validation=validation,
-                            test=test, rl_protocol=rl_protocol)
+                            test=test, rl_protocol=rl_protocol,
+                            sft_tiers=tuple(t.strip() for t in sft_tiers.split(",") if t.strip()), prm=prm)
     result = export_run(store, out_dir, run_id=run_id, fmt=fmt, coords=coords, context=context,
                         action_format=action_format, options=options)
     commit_export(store, result)
@@ -350,6 +357,7 @@ def _print_stats(lake_uri: str, run_id: str | None) -> None:
     from guiforge.cli_failures import print_failures
     from guiforge.lake.store import Lake
     from guiforge.report.stats import print_time_and_cost
+    from guiforge.report.tiers import print_tiers
 
     lake = Lake(lake_uri)
     rows = [c for c in counts(lake) if run_id is None or c.run_id == run_id]
@@ -380,6 +388,7 @@ def _print_stats(lake_uri: str, run_id: str | None) -> None:
         out.print(ro)
     print_failures(out, lake, run_id)
     _print_curation(lake, run_id)
+    print_tiers(out, lake, run_id)
     _print_rounds(lake, run_id)
     print_time_and_cost(out, lake_uri, run_id)
     catalog = write_catalog(lake)

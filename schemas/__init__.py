@@ -257,6 +257,14 @@ TABLES: dict[str, TableSpec] = {
                 # What the frame showed (guiforge.envs.screen_facts): route, labelled elements,
                 # focus, dialog, OCR text already read, terminal output; for thoughts written later
                 _f("screen_json", pa.string()),
+                # The rubric on the state this step left (guiforge.verify.progress): the weighted
+                # fraction of required criteria met, its change since the state before the step,
+                # {criterion: [before, after]} for the criteria it flipped, and whether it took
+                # back a required criterion; null on rows from before progress was tracked
+                _f("progress", pa.float64()),
+                _f("progress_delta", pa.float64()),
+                _f("criteria_flips_json", pa.string()),
+                _f("undoes_progress", pa.bool_()),
             ],
             ("trajectory_id", "step_index", "image_sha256", "thought", "action"),
         ),
@@ -311,6 +319,8 @@ TABLES: dict[str, TableSpec] = {
                 _f("accepted", pa.bool_()),  # for SFT, under accept_policy
                 _f("accept_policy", pa.string()),  # verifier | judge | both
                 _f("accept_reason", pa.string()),
+                # gold | silver | partial | reject (guiforge.judge.tiers); null before tiers
+                _f("quality_tier", pa.string()),
                 _f("input_tokens", pa.int64()),
                 _f("output_tokens", pa.int64()),
                 _f("cost_usd", pa.float64()),

@@ -162,6 +162,53 @@ def test_hf_export_loads_with_datasets(lake, hf_export):
     assert all(0 <= r["success_rate"] <= 1 and len(r["images"]) == 1 and r["world_json"] for r in rl)
 
 
+def _rows(out: Path, config: str) -> list[dict]:
+    """Every split of a config of the export at ``out``, read by `datasets` from its card."""
+    return [r for split in load_dataset(str(out), config).values() for r in split]
+
+
+def test_tier_configs_step_rewards_and_prm_rows_load_with_datasets(lake, tmp_path):
+    """A config per quality tier (best of N: one accepted sample per task, gold first), the RL
+    pool's steps with dense rewards, and process-reward rows for every valid trajectory."""
+    out = tmp_path / "tiers"
+    result = export_run(lake, out, fmt="hf", options=ExportOptions(prm=True, max_length=None))
+    names = {c["config_name"] for c in yaml.safe_load((out / "README.md").read_text().split("---\n")[1])["configs"]}
+    trajectories = {t["trajectory_id"]: t for t in lake.read_table("trajectories").to_pylist()}
+    tiers = result.figures["tier_rows"]
+    assert tiers.get("gold") and {f"sft_{t}" for t in tiers} <= names
+    chosen: dict[str, set] = {}
+    for tier, n in tiers.items():
+        rows = _rows(out, f"sft_{tier}")
+        assert len(rows) == n and {r["quality_tier"] for r in rows} == {tier}
+        assert all(len(r["images"]) >= 1 for r in rows)
+        chosen[tier] = {r["trajectory_id"] for r in rows}
+    accepted = chosen.get("gold", set()) | chosen.get("silver", set())
+    default = _rows(out, "all")
+    assert {r["trajectory_id"] for r in default} == accepted and len(default) == tiers["gold"] + tiers.get("silver", 0)
+    assert len({trajectories[t]["task_id"] for t in accepted}) == len(accepted)  # best of N: one per task
+    for t in chosen["gold"]:  # gold: no longer than 1.25 times the task's shortest success
+        task = trajectories[t]["task_id"]
+        shortest = min(x["n_steps"] for x in trajectories.values() if x["task_id"] == task and x["success"])
+        assert trajectories[t]["n_steps"] <= 1.25 * shortest
+
+    pool = {r["task_id"] for r in lake.read_table("rl_tasks").to_pylist()}
+    steps = _rows(out, "rl_steps")
+    assert steps and {r["task_id"] for r in steps} == pool and {"rl_steps", "prm"} <= names
+    by_trajectory: dict[str, list[dict]] = {}
+    for r in steps:
+        by_trajectory.setdefault(r["trajectory_id"], []).append(r)
+    for tid, mine in by_trajectory.items():
+        mine.sort(key=lambda r: r["step_index"])
+        assert sum(r["reward"] for r in mine) == pytest.approx(mine[-1]["progress"] - mine[0]["progress_before"])
+        assert mine[-1]["done"] and not any(r["done"] for r in mine[:-1])
+        if trajectories[tid]["success"]:
+            assert mine[-1]["progress"] == 1.0
+        assert mine[0]["completion"][0]["role"] == "assistant" and len(mine[0]["images"]) >= 1
+    prm = _rows(out, "prm")
+    assert {r["trajectory_id"] for r in prm} == {t for t, x in trajectories.items() if x["success"] is not None}
+    assert len(prm) == result.figures["prm_rows"] >= len(steps)
+
+
 def test_images_are_stored_once_per_file(lake, tmp_path):
     """Rows with the recorded context show their trajectory's past frames again and again."""
     out = tmp_path / "recorded"

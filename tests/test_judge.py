@@ -10,11 +10,13 @@ import json
 import pytest
 
 from guiforge.catalog import open_catalog
+from guiforge.cli import _print_stats
 from guiforge.judge.evidence import build_view
 from guiforge.lake import Lake
 from guiforge.lake.images import ImageReader, MissingImage
 from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.runner import run_pipeline
+from guiforge.report.tiers import tiers_by_domain
 from guiforge.testing.model_server import ModelServer
 
 CARD = "mail.reply_invoice_total"
@@ -94,6 +96,29 @@ def test_every_trajectory_not_accepted_is_an_exclusion_with_its_reason(lake_dir)
                         else "judge and verifier disagree")
             assert e["reason"].startswith(expected), e
     assert any(j["accepted"] for j in judgments) and not all(j["accepted"] for j in judgments)
+
+
+def test_every_trajectory_gets_a_quality_tier_that_refines_acceptance(lake_dir, capsys):
+    """judgments.quality_tier (guiforge.judge.tiers): gold and silver are the accepted ones,
+    gold the shortest of its task; guiforge stats and the report show the tiers by domain."""
+    lake = Lake(lake_dir)
+    trajectories = {t["trajectory_id"]: t for t in rows(lake, "trajectories")}
+    judgments = [j for j in rows(lake, "judgments") if j["judge"] == "judge"]
+    assert {j["trajectory_id"] for j in judgments} == set(trajectories)
+    for j in judgments:
+        assert (j["quality_tier"] in ("gold", "silver")) == j["accepted"], j
+    accepted = [trajectories[j["trajectory_id"]] for j in judgments if j["accepted"]]
+    for j in judgments:
+        if j["quality_tier"] == "gold":
+            t = trajectories[j["trajectory_id"]]
+            shortest = min(a["n_steps"] for a in accepted if a["task_id"] == t["task_id"])
+            assert t["n_steps"] <= 1.25 * shortest and j["score"] >= 0.8
+    assert {j["quality_tier"] for j in judgments} >= {"gold", "reject"}
+    table = tiers_by_domain(lake)
+    assert table[-1]["domain"] == "all" and table[-1]["trajectories"] == len(trajectories)
+    assert table[-1]["gold"] == sum(j["quality_tier"] == "gold" for j in judgments)
+    _print_stats(str(lake_dir), None)
+    assert "quality tiers by domain" in capsys.readouterr().out
 
 
 def test_the_judge_never_sees_the_agents_claim():

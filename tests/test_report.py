@@ -44,7 +44,8 @@ def _curation_rows(lake: Lake, run_id: str) -> dict[str, list[dict]]:
                           "success": verdict, "verifier_success": bool(r["success"]),
                           "agrees": verdict == bool(r["success"]), "rationale": "final screen matches the goal",
                           "accepted": verdict and bool(r["success"]), "accept_policy": "both",
-                          "accept_reason": "judge and verifier agree" if verdict == bool(r["success"]) else "disagree"})
+                          "accept_reason": "judge and verifier agree" if verdict == bool(r["success"]) else "disagree",
+                          "quality_tier": "gold" if verdict and r["success"] else "reject"})
         if not judgments[-1]["accepted"]:
             exclusions.append({"stage": "judge", "gate": "accept",
                                "reason": f"trajectory {r['trajectory_id']} not accepted under policy both",

@@ -115,6 +115,34 @@ def test_steps_record_their_prompt_and_target(scripted_lake):
         assert x <= px["x"] < x + w and y <= px["y"] < y + h
 
 
+def test_every_step_records_progress_and_successes_end_at_one(scripted_lake):
+    """Dense progress (guiforge.harness.progress): each step's progress on the state it left,
+    deltas that add up from s0, and 1.0 after the last step of every successful sample."""
+    trajectories = scripted_lake.read_table("trajectories").to_pylist()
+    steps: dict[str, list[dict]] = {}
+    for s in scripted_lake.read_table("steps").to_pylist():
+        steps.setdefault(s["trajectory_id"], []).append(s)
+    succeeded = [t for t in trajectories if t["success"]]
+    failed = [t for t in trajectories if t["success"] is False]
+    assert succeeded and failed
+    for t in trajectories:
+        mine = sorted(steps[t["trajectory_id"]], key=lambda s: s["step_index"])
+        assert all(s["progress"] is not None and 0.0 <= s["progress"] <= 1.0 for s in mine)
+        start = mine[0]["progress"] - mine[0]["progress_delta"]
+        for before, after in zip(mine, mine[1:], strict=False):
+            assert after["progress_delta"] == pytest.approx(after["progress"] - before["progress"])
+        assert sum(s["progress_delta"] for s in mine) == pytest.approx(mine[-1]["progress"] - start)
+        for s in mine:
+            flipped = json.loads(s["criteria_flips_json"] or "{}")
+            assert bool(flipped) or s["progress_delta"] == 0.0
+            if s["progress_delta"] < 0:
+                assert s["undoes_progress"]
+        if t["success"]:
+            assert mine[-1]["progress"] == 1.0
+        elif t["success"] is False:
+            assert mine[-1]["progress"] < 1.0
+
+
 class GuiModel:
     """Plays a teacher model: opens the app, sends one malformed reply, then stops."""
 

@@ -131,6 +131,12 @@ class Environment(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
+    def state_stamp(self) -> str | None:
+        """A cheap token that changes whenever :meth:`final_state` would read something
+        else (per-step progress reads the whole state only then); None: no such token, the
+        whole state is read every time."""
+        return None
+
     def healthy(self) -> bool:
         return True
 

@@ -412,6 +412,10 @@ class Lease:
         never a verdict on what it left behind."""
         return self.verify(self.final_state())
 
+    def state_stamp(self) -> str | None:
+        """The environment's cheap token of its state (None: it has none)."""
+        return self._call(self.env.state_stamp, self.manager.deadlines.observe_s, "state stamp")
+
     def final_state(self) -> FinalState:
         """The final state as the verifier reads it (reading changes nothing)."""
         if self.task is None:

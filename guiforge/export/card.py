@@ -55,7 +55,9 @@ def _tokens_table(rows: list[dict[str, Any]]) -> str:
 def write_card(folder: Path, *, run_id: str, acceptance: str, coords: str, sft_splits: Counter, rl_splits: Counter,
                text_splits: Counter,
                sft_features, pc_features, rl_features, n_rl: int, exclusions: Counter, figures: dict,
-               target=None, policy=None, options=None, token_table: list | None = None) -> None:
+               target=None, policy=None, options=None, token_table: list | None = None,
+               extra: list | None = None) -> None:
+    """``extra``: more configs, each (name, file pattern with ``{split}``, features, rows per split)."""
     configs, infos = [], []
     n_sft = sum(sft_splits.values())
     sft_domains = Counter()
@@ -82,6 +84,10 @@ def write_card(folder: Path, *, run_id: str, acceptance: str, coords: str, sft_s
     if n_rl:
         c = _config(folder, "rl", "rl/{split}-*.parquet", rl_features, _in_order(rl_splits),
                     default=not n_sft and not sum(text_splits.values()))
+        configs.append(c[0])
+        infos.append(c[1])
+    for name, pattern, features, counts in extra or []:
+        c = _config(folder, name, pattern, features, _in_order(counts))
         configs.append(c[0])
         infos.append(c[1])
     front = {"pretty_name": f"guiforge {run_id}", "tags": ["computer-use", "gui-agent", "guiforge", "synthetic"],
@@ -170,6 +176,16 @@ terminal, a tool registry) -> judge -> RL selection -> relabel -> this export.
   the rubric's weighted score with `reward="score"`; a fault of the environment or verifier is
   `None`, never 0. The reward side needs guiforge with its `rl` extra (`pip install
   "guiforge[rl]"`) and Chromium / LibreOffice on the trainer's machine.
+
+- **Quality tiers** (`quality_tier` column; `guiforge.judge.tiers`): `gold` (accepted, near the
+  task's shortest accepted sample, the judge sure, no parse retries), `silver` (accepted),
+  `partial` (not accepted, but its final progress reached the threshold; steps that undid
+  progress are left out). Each tier is a config of its own (`sft_gold`, `sft_silver`,
+  `sft_partial`); the default configs above hold {", ".join(getattr(options, "sft_tiers", ("gold", "silver")))}.
+- **rl_steps**: every step of the RL pool's valid samples as `prompt` / `completion` with its
+  dense `reward` (the change of progress: the weighted share of the rubric's required criteria
+  met, scored after every step), `progress`, `progress_before`, `undoes_progress` and `done`.
+  **prm** (with `--prm`): the same rows for every valid trajectory, for a process reward model.
 
 ## Splits
 

@@ -19,6 +19,7 @@ from guiforge.export.select import SPLITS
 from guiforge.export.source import Source
 from guiforge.export.target import Target
 from guiforge.harness.context import ContextPolicy
+from guiforge.judge.tiers import TIERS
 from guiforge.plugins import Registry
 
 
@@ -37,6 +38,9 @@ class ExportJob:
     policy: ContextPolicy | None
     figures: dict[str, Any] = field(default_factory=dict)
     options: Any = None  # export.run.ExportOptions
+    tiered: list[ExportRow] = field(default_factory=list)  # every tier's SFT rows (the column quality_tier)
+    rl_steps: list[ExportRow] = field(default_factory=list)  # the RL pool's samples step by step, with rewards
+    prm: list[ExportRow] = field(default_factory=list)  # process-reward rows (an option)
 
 
 class ExportFormat(ABC):
@@ -56,7 +60,8 @@ def dir_bytes(folder: Path) -> int:
 
 class HuggingFace(ExportFormat):
     """Parquet that ``datasets`` and TRL load: SFT (conversational and prompt-completion,
-    a config per domain), the RL prompt set, a dataset card."""
+    a config per domain and one per quality tier), the RL prompt set and its per-step
+    rewards, process-reward rows when asked for, a dataset card."""
 
     name = "hf"
 
@@ -83,6 +88,18 @@ class HuggingFace(ExportFormat):
             write_parquet(out / "sft_text", "sft", part, job.images, split)
         for split, part in by_split(rl).items():
             write_parquet(out / "rl", "rl", part, job.images, split)
+        # one config per tier (reject is never written); step rows labelled with their progress
+        more = []
+        for tier in TIERS[:3]:
+            rows = [r for r in job.tiered if r.columns["quality_tier"] == tier and r.images]
+            more.append((f"sft_{tier}", f"sft_tiers/{tier}/{{split}}-*.parquet", "sft", rows))
+        more += [("rl_steps", "rl_steps/{split}-*.parquet", "prompt_completion", [r for r in job.rl_steps if r.images]),
+                 ("prm", "prm/{split}-*.parquet", "prompt_completion", [r for r in job.prm if r.images])]
+        for _, pattern, kind, rows in more:
+            for split, part in by_split(rows).items():
+                write_parquet(out / pattern.split("/{split}")[0], kind, part, job.images, split)
+        extra = [(name, pattern, features_for(kind, list(rows[0].columns)), Counter(r.split for r in rows))
+                 for name, pattern, kind, rows in more if rows]
         sft_bytes = dir_bytes(out / "sft") if sft else 0
         figures["sft_bytes_per_step"] = round(sft_bytes / max(len(sft), 1))
         columns = list(job.sft[0].columns) if job.sft else []
@@ -95,8 +112,9 @@ class HuggingFace(ExportFormat):
                    text_splits=Counter(r.split for r in text),
                    sft_features=features_for("sft", columns), pc_features=features_for("prompt_completion", columns),
                    rl_features=features_for("rl", rl_columns), n_rl=len(rl),
-                   exclusions=Counter(e["reason"] for e in job.source.exclusions), figures=figures)
-        return [("sft", len(sft)), ("sft_prompt_completion", len(sft)), ("sft_text", len(text)), ("rl", len(rl))]
+                   exclusions=Counter(e["reason"] for e in job.source.exclusions), figures=figures, extra=extra)
+        return [("sft", len(sft)), ("sft_prompt_completion", len(sft)), ("sft_text", len(text)), ("rl", len(rl)),
+                *((name, sum(counts.values())) for name, _, _, counts in extra)]
 
 
 class TRL(HuggingFace):

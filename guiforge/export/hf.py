@@ -6,6 +6,9 @@ Layout (each folder one config of the dataset card)::
     sft/<domain>/<split>-NNNNN.parquet                 conversational: messages + images
     sft_prompt_completion/<domain>/<split>-NNNNN.parquet  prompt + completion + images
     rl/<split>-NNNNN.parquet                           GRPO prompts: prompt + images + task spec
+    sft_tiers/<tier>/<split>-NNNNN.parquet             conversational, one folder per quality tier
+    rl_steps/<split>-NNNNN.parquet                     the RL pool's steps: prompt + completion + reward
+    prm/<split>-NNNNN.parquet                          every valid step: prompt + completion + progress
 
 ``<split>`` is train, validation or test (by world: ``export.select``).
 
@@ -34,6 +37,8 @@ _COLUMN_TYPES: dict[str, Any] = {
     "image_width": Value("int32"), "image_height": Value("int32"), "max_steps": Value("int32"),
     "n_samples": Value("int32"), "n_valid": Value("int32"), "n_success": Value("int32"),
     "trajectory_success": Value("bool"), "est_tokens": Value("int32"), "trajectory_score": Value("float64"), "success_rate": Value("float64"),
+    "reward": Value("float64"), "progress": Value("float64"), "progress_before": Value("float64"),
+    "undoes_progress": Value("bool"), "done": Value("bool"),
 }
 
 

@@ -32,6 +32,7 @@ from guiforge.export.select import best_of_n, mistake_turns, row_key
 from guiforge.export.source import Source, harness_of
 from guiforge.export.target import Target
 from guiforge.harness.context import ContextPolicy
+from guiforge.judge.tiers import TIER_RANK
 
 
 @dataclass
@@ -134,13 +135,16 @@ def _canonical(action: dict[str, Any]) -> str:
 
 
 def sft_rows(src: Source, target: Target, context: ContextPolicy | None = None,
-             per_task: int | None = 1) -> list[ExportRow]:
+             per_task: int | None = 1, pool: list[dict[str, Any]] | None = None) -> list[ExportRow]:
     """One row per step of each task's best accepted trajectory (``per_task`` of them; None:
-    every accepted one), leaving out mistakes and repeats (module docstring)."""
+    every accepted one), leaving out mistakes and repeats (module docstring). ``pool``: other
+    trajectories than the accepted ones (the partial tier's), whose steps that undid progress
+    are never targets either."""
     rows = []
-    chosen = best_of_n(src.trajectories, per_task,
+    partial = pool is not None
+    chosen = best_of_n(src.trajectories if pool is None else pool, per_task,
                        lambda t, why: src.exclude("best_of_n", why, t["trajectory_id"], "trajectories"),
-                       lambda t: _repeats(src, t))
+                       lambda t: _repeats(src, t), lambda t: TIER_RANK.get(src.tiers.get(t["trajectory_id"]), 0))
     seen: dict[str, str] = {}  # row_key -> the row that has it
     acted: dict[tuple[str, str, str], str] = {}  # (frame, action, instruction) -> the row that took it there
     for trajectory in chosen:
@@ -161,6 +165,9 @@ def sft_rows(src: Source, target: Target, context: ContextPolicy | None = None,
             if step["step_index"] in mistakes:
                 src.exclude("teacher_mistake", f"the teacher's deliberate mistake ({mistakes[step['step_index']]}) "
                             "is never a target", subject, "steps")
+                continue
+            if partial and step.get("undoes_progress"):
+                src.exclude("progress", "the step undid progress (partial tier)", subject, "steps")
                 continue
             # a step the relabel stage marked a repeat repeats another sample's step, which best of
             # N may not export: repeats among the exported rows are caught below, whatever it marked
@@ -197,6 +204,7 @@ def sft_rows(src: Source, target: Target, context: ContextPolicy | None = None,
                 "image_height": step.get("image_height"), "step_prompt_hash": step.get("prompt_hash"),
                 "image_sha256": list(images), "coords": target.coords, "action_format": target.action_format,
                 "context": "recorded" if context is None else json.dumps(context.model_dump()),
+                "quality_tier": src.tiers.get(trajectory["trajectory_id"]),
             }))
     return rows
 

@@ -17,11 +17,13 @@ from guiforge.errors import GuiforgeError
 from guiforge.export.budget import PIXEL_CONVENTIONS, Budget, fit_rows
 from guiforge.export.figures import export_figures
 from guiforge.export.formats import EXPORT_FORMATS, ExportJob
+from guiforge.export.rewards import progress_rows, rl_step_rows
 from guiforge.export.rows import rl_rows, sft_rows
 from guiforge.export.select import assign_splits, split_group
 from guiforge.export.source import load_source, pick_run, read_images, task_world_json
 from guiforge.export.target import check_target
 from guiforge.harness.context import ContextPolicy
+from guiforge.judge.tiers import TIERS
 from guiforge.lake.check import verify_run
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.lake.store import Lake
@@ -44,7 +46,9 @@ class ExportOptions:
     fitting); ``min_image_tokens``: the least a screenshot may shrink to; ``validation`` and
     ``test``: shares of worlds held out; ``rl_protocol``: how the RL prompts ask for actions,
     ``tools`` (one ``act`` tool call a turn: TRL's multi-turn GRPO with GuiforgeEnv) or
-    ``completion`` (every action in one reply: TaskReward replays it)."""
+    ``completion`` (every action in one reply: TaskReward replays it); ``sft_tiers``: the
+    quality tiers the default SFT configs hold (every tier but reject has a config of its
+    own); ``prm``: also write process-reward rows for every valid trajectory."""
 
     per_task: int | None = 1
     max_length: int | None = 1024
@@ -52,6 +56,8 @@ class ExportOptions:
     validation: float = 0.05
     test: float = 0.05
     rl_protocol: str = "tools"
+    sft_tiers: tuple[str, ...] = ("gold", "silver")
+    prm: bool = False
 
 
 @dataclass
@@ -104,6 +110,10 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
     defaults are the harness's JSON on the 0-999 grid, or the format's own convention.
     ``context``: how prompts are built (default :data:`DEFAULT_CONTEXT`)."""
     options = options or ExportOptions()
+    unknown = set(options.sft_tiers) - set(TIERS[:3])
+    if unknown or not options.sft_tiers:
+        raise GuiforgeError(f"--sft-tiers: {', '.join(sorted(unknown)) or 'none given'}: give some of gold, silver, "
+                            "partial")
     if options.rl_protocol not in RL_PROTOCOLS:
         raise GuiforgeError(f"--rl-protocol: {options.rl_protocol!r} is not one of {', '.join(RL_PROTOCOLS)}")
     context = DEFAULT_CONTEXT if context is None else context
@@ -118,36 +128,45 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
 
     verify_run(lake, pick_run(lake, run_id), "export")  # a damaged shard stops here, not as a wrong dataset
     src = load_source(lake, run_id)
-    sft = sft_rows(src, target, policy, options.per_task)
+    # every tier's rows (best of N: accepted ones gold first; partial ones apart), then the default SFT's tiers
+    tiered = sft_rows(src, target, policy, options.per_task) + sft_rows(src, target, policy, options.per_task,
+                                                                          pool=src.partial)
     worlds = task_world_json(lake, src.run_id, {r["world_id"] for r in src.rl_tasks if r.get("world_id")})
     rl = rl_rows(src, target, worlds, options.rl_protocol)
-    images = read_images(lake, {sha for r in (*sft, *rl) for sha in r.images})
-    missing = {sha for r in (*sft, *rl) for sha in r.images} - set(images)
+    rewards = rl_step_rows(src, target, policy)
+    prm = progress_rows(src, target, policy, src.valid) if options.prm else []
+    every = (*tiered, *rl, *rewards, *prm)
+    images = read_images(lake, {sha for r in every for sha in r.images})
+    missing = {sha for r in every for sha in r.images} - set(images)
     if missing:
         raise GuiforgeError(f"{lake.root}: images: {len(missing)} frame(s) the steps name are not in the images "
                             f"table (e.g. {sorted(missing)[0]}): run `guiforge lake check`")
     # points in a frame's own pixels pin its size: such rows are not fitted (the card says so)
     fitted = options.max_length if target.coords not in PIXEL_CONVENTIONS else None
     if fitted is not None:
-        sft = fit_rows(sft, images, Budget(fitted, options.min_image_tokens), True,
-                       lambda r, why: src.exclude("budget", why, f"{r.columns['trajectory_id']}#{r.columns['step_index']}",
-                                                  "steps"))
+        tiered = fit_rows(tiered, images, Budget(fitted, options.min_image_tokens), True,
+                          lambda r, why: src.exclude("budget", why, f"{r.columns['trajectory_id']}#"
+                                                                    f"{r.columns['step_index']}", "steps"))
+    sft = [r for r in tiered if r.columns["quality_tier"] in options.sft_tiers]
     if not sft and not rl:
         reasons = Counter(e["reason"].split(":")[0] for e in src.exclusions).most_common(3)
         raise GuiforgeError(f"{lake.root}: run {src.run_id}: nothing to export: no SFT row and no RL prompt "
                             f"(left out: {'; '.join(f'{r} ({n})' for r, n in reasons) or 'nothing accepted'}); "
                             "see `guiforge stats` for why")
-    split_of = assign_splits([split_group(r.columns) for r in (*sft, *rl)], options.validation, options.test)
-    for r in (*sft, *rl):
+    split_of = assign_splits([split_group(r.columns) for r in (*tiered, *rl, *rewards, *prm)], options.validation,
+                             options.test)
+    for r in (*tiered, *rl, *rewards, *prm):
         r.split = r.columns["split"] = split_of.get(split_group(r.columns), "train")
     _fresh_folder(out)
 
-    n_steps = sum(len(v) for v in src.steps.values()) or 1
+    n_steps = sum(len(src.steps[t["trajectory_id"]]) for t in src.trajectories) or 1
     lake_steps = lake.read_table("steps", run_id=src.run_id, columns=["step_index"]).num_rows
     raw_per_step = sum(src.raw_bytes.values()) / max(lake_steps, 1)
     figures: dict[str, Any] = {"raw_bytes_per_step": round(raw_per_step), **export_figures(sft, rl),
-                               "max_length": fitted, "rl_protocol": options.rl_protocol}
-    job = ExportJob(out, src, sft, rl, images, coords, target, policy, figures, options)
+                               "max_length": fitted, "rl_protocol": options.rl_protocol,
+                               "tier_rows": dict(Counter(r.columns["quality_tier"] for r in tiered)),
+                               "rl_step_rows": len(rewards), "prm_rows": len(prm)}
+    job = ExportJob(out, src, sft, rl, images, coords, target, policy, figures, options, tiered, rewards, prm)
     kinds = [(kind, n, fmt) for kind, n in writer().write(job)]
     seconds = time.perf_counter() - started
     figures.update({"seconds": round(seconds, 3), "rows_per_s": round((len(sft) + len(rl)) / max(seconds, 1e-9), 1),

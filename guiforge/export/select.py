@@ -1,8 +1,8 @@
 """Which accepted data becomes training targets, and in which split.
 
 - **Best of N**: a task's k samples of a near-deterministic teacher walk the same path, so
-  SFT keeps the best accepted sample(s) of each task (success, then score, then fewest
-  teacher mistakes, then fewest steps); the others are exclusions.
+  SFT keeps the best accepted sample(s) of each task (quality tier, gold first, then success,
+  then score, then fewest teacher mistakes, then fewest steps); the others are exclusions.
 - **Teacher mistakes**: a step the scripted teacher got wrong on purpose
   (``trajectories.teacher_events_json``, ``{"turn", "event": "mistake"}``) is never a target;
   it stays in the history of the steps after it, whose targets notice and correct it.
@@ -30,17 +30,19 @@ def mistake_turns(trajectory: dict[str, Any]) -> dict[int, str]:
     return {int(e["turn"]): e.get("kind") or "mistake" for e in events if e.get("event") == "mistake"}
 
 
-def _rank(t: dict[str, Any], repeats: Callable[[dict[str, Any]], int]) -> tuple:
-    return (not t.get("success"), -(t.get("score") or 0.0), len(mistake_turns(t)), repeats(t),
+def _rank(t: dict[str, Any], repeats: Callable[[dict[str, Any]], int], tier: Callable[[dict[str, Any]], int]) -> tuple:
+    return (tier(t), not t.get("success"), -(t.get("score") or 0.0), len(mistake_turns(t)), repeats(t),
             t.get("n_steps") or 0, t.get("sample_index") or 0, t["trajectory_id"])
 
 
 def best_of_n(trajectories: list[dict[str, Any]], per_task: int | None,
               exclude: Callable[[dict[str, Any], str], None],
-              repeats: Callable[[dict[str, Any]], int] = lambda t: 0) -> list[dict[str, Any]]:
+              repeats: Callable[[dict[str, Any]], int] = lambda t: 0,
+              tier: Callable[[dict[str, Any]], int] = lambda t: 0) -> list[dict[str, Any]]:
     """The best ``per_task`` accepted trajectories of each task (None: all), in the input's
     order; ``exclude(trajectory, reason)`` for each one left out. ``repeats(t)``: steps of
-    ``t`` the relabel stage marked as repeats (a tie-break: fewer rows lost)."""
+    ``t`` the relabel stage marked as repeats (a tie-break: fewer rows lost); ``tier(t)``:
+    its quality tier's rank (guiforge.judge.tiers.TIER_RANK, the first key)."""
     if per_task is None:
         return list(trajectories)
     by_task: dict[str, list[dict[str, Any]]] = {}
@@ -48,7 +50,7 @@ def best_of_n(trajectories: list[dict[str, Any]], per_task: int | None,
         by_task.setdefault(t["task_id"], []).append(t)
     kept: set[str] = set()
     for group in by_task.values():
-        ranked = sorted(group, key=lambda t: _rank(t, repeats))
+        ranked = sorted(group, key=lambda t: _rank(t, repeats, tier))
         kept.update(t["trajectory_id"] for t in ranked[:per_task])
         for t in ranked[per_task:]:
             exclude(t, f"best of {len(group)}: the task's SFT rows come from {ranked[0]['trajectory_id']}")

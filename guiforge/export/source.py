@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 
 from guiforge.errors import GuiforgeError
 from guiforge.failures import failure_kind, is_fault
+from guiforge.judge.tiers import assign_tiers, worst
 from guiforge.lake.exclusions import exclusion_row
 from guiforge.lake.runlog import provenance_records
 from guiforge.lake.store import Lake
@@ -47,6 +48,9 @@ class Source:
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
     worlds: dict[str, dict[str, Any]] = field(default_factory=dict)  # world_id -> persona_id, scenario, builder...
     judgments: dict[str, dict[str, Any]] = field(default_factory=dict)  # trajectory_id -> the accepting judgment
+    tiers: dict[str, str] = field(default_factory=dict)  # trajectory_id -> quality tier (guiforge.judge.tiers)
+    partial: list[dict[str, Any]] = field(default_factory=list)  # not accepted, tier partial, in a stable order
+    valid: list[dict[str, Any]] = field(default_factory=list)  # every trajectory with an outcome (no fault)
     relabels: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
     rl_tasks: list[dict[str, Any]] = field(default_factory=list)
     first_steps: dict[str, dict[str, Any]] = field(default_factory=dict)  # task_id -> step 0 of a trajectory
@@ -164,7 +168,10 @@ def load_source(lake: Lake, run_id: str | None = None) -> Source:
     for t in accepted:
         if t["task_id"] not in src.tasks:
             src.exclude("lineage", "task not in this run's tasks table", t["trajectory_id"], "trajectories")
-    src.steps = {t["trajectory_id"]: steps_by.get(t["trajectory_id"], []) for t in src.trajectories}
+    src.tiers = tiers_of(trajectories, accepted, judgments, steps_by)
+    src.partial = [t for t in trajectories if src.tiers.get(t["trajectory_id"]) == "partial" and t["task_id"] in src.tasks]
+    src.valid = [t for t in trajectories if not is_fault(t) and t["task_id"] in src.tasks]
+    src.steps = {t["trajectory_id"]: steps_by.get(t["trajectory_id"], []) for t in src.valid}
     if "relabels" in lake.tables():
         src.relabels = {(r["trajectory_id"], r["step_index"]): r for r in _rows(lake, "relabels", run)}
     if "rl_tasks" in lake.tables():
@@ -181,6 +188,25 @@ def load_source(lake: Lake, run_id: str | None = None) -> Source:
     src.first_steps = by_task
     src.raw_bytes = {name: _table_bytes(lake, name, run) for name in ("steps", "images")}
     return src
+
+
+def tiers_of(trajectories: list[dict], accepted: list[dict], judgments: list[dict],
+             steps: dict[str, list[dict]]) -> dict[str, str]:
+    """trajectory_id -> quality tier: the judge stage's (``judgments.quality_tier``, the
+    strictest judge's), else computed here with the export's acceptance (a lake without
+    judgments, or with judgments from before tiers)."""
+    written: dict[str, list[str | None]] = defaultdict(list)
+    for j in judgments:
+        written[j["trajectory_id"]].append(j.get("quality_tier"))
+    if judgments and all(all(v) for v in written.values()):
+        return {t["trajectory_id"]: worst(written.get(t["trajectory_id"], [])) or "reject" for t in trajectories}
+    kept = {t["trajectory_id"] for t in accepted}
+    scores: dict[str, float | None] = {}
+    for j in judgments:
+        if j.get("score") is not None:
+            scores[j["trajectory_id"]] = min(j["score"], scores.get(j["trajectory_id"]) or 1.0)
+    return assign_tiers(trajectories, {t["trajectory_id"]: t["trajectory_id"] in kept for t in trajectories},
+                        scores, steps)
 
 
 def task_world_json(lake: Lake, run_id: str, world_ids: set[str]) -> dict[str, str]:

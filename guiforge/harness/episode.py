@@ -24,6 +24,7 @@ from guiforge.failures import ENV_FAILURE, PARSE_FAILURE, Fault
 from guiforge.harness.context import ContextPolicy, Observed, Turn, build_messages, shared_prefix
 from guiforge.harness.formats import ActionFormat, CoordSystem, ParseError, get_format
 from guiforge.harness.policies import Policy, Reply, TurnInput
+from guiforge.harness.progress import ProgressCounts, ProgressTracker
 from guiforge.models.base import Message, prompt_hash
 
 
@@ -83,6 +84,9 @@ class StepRecord:
     attempts: list[dict[str, Any]] = field(default_factory=list)
     # What the frame showed, for thoughts written later (guiforge.envs.screen_facts)
     screen: dict[str, Any] | None = None
+    # The rubric on the state this step left (guiforge.verify.progress.step_progress);
+    # None where the episode did not track progress
+    progress: dict[str, Any] | None = None
 
 
 @dataclass
@@ -99,6 +103,8 @@ class Episode:
     system_prompt: str = ""
     action_format: str = "guiforge"
     coords: str = "grid999"
+    progress: ProgressCounts | None = None  # what progress tracking cost, where it ran
+    progress_s: float = 0.0
 
     @property
     def input_tokens(self) -> int:
@@ -184,6 +190,14 @@ def _attempt(reply: Reply, error: str | None) -> dict[str, Any]:
     return {"raw": reply.model_reply().raw(), "error": error, "cached": reply.cached}
 
 
+def _timed(episode: Episode, fn):
+    t0 = time.perf_counter()
+    try:
+        return fn()
+    finally:
+        episode.progress_s += time.perf_counter() - t0
+
+
 def check_sequence(before: Observation, after: Observation, index: int) -> None:
     """The frame a step returns must be the one taken after its action: numbered one past the
     frame the action was chosen on (Observation.seq). Anything else is a stale or foreign
@@ -197,15 +211,21 @@ def check_sequence(before: Observation, after: Observation, index: int) -> None:
 
 
 def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, variant: str | None = None,
-                max_parse_retries: int = 2, tools: list[str] | None = None) -> Episode:
+                max_parse_retries: int = 2, tools: list[str] | None = None, progress: bool = False) -> Episode:
+    """One episode on ``lease``. ``progress``: score the rubric after every step
+    (:mod:`guiforge.harness.progress`); the last step's verdict is then the episode's."""
     started = time.perf_counter()
     episode = Episode(task.task_id)
+    tracker = ProgressTracker(lease, task) if progress else None
     codec = get_format(getattr(policy, "action_format", None), **(getattr(policy, "format_options", None) or {}))
     episode.action_format = codec.name
     history: list[Turn] = []
     previous: list[Message] = []
     try:
         obs = lease.reset(task)
+        if tracker is not None:
+            episode.progress = tracker.counts
+            _timed(episode, tracker.start)
         coords = policy_coords(policy, codec, obs)
         episode.coords = coords.kind
         system = episode.system_prompt = system_prompt(task.domain, variant, tools, codec, coords)
@@ -245,7 +265,8 @@ def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, v
                 episode.steps.append(StepRecord(index, obs.screenshot, obs.format, obs.width, obs.height, thought,
                                                 raw, None, None, "", error, latency, in_tok, out_tok,
                                                 prompt_hash(messages), prefix, len(messages), prompt,
-                                                attempts=attempts))
+                                                attempts=attempts,
+                                                progress=tracker.unchanged() if tracker else None))
                 episode.error = error
                 episode.failure_kind = PARSE_FAILURE
                 break
@@ -257,7 +278,8 @@ def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, v
             episode.steps.append(StepRecord(index, obs.screenshot, obs.format, obs.width, obs.height, thought,
                                             raw, action, pixels, result.feedback, result.error, latency,
                                             in_tok, out_tok, prompt_hash(messages), prefix, len(messages), prompt,
-                                            target, attempts, facts))
+                                            target, attempts, facts,
+                                            _timed(episode, tracker.step) if tracker else None))
             text, calls = assistant_turn(reply, bool(native), index)
             # A past step shows the feedback that came with its screen (the result of the step
             # before it); the result of its own action opens the next step.
@@ -268,7 +290,8 @@ def run_episode(lease, task: TaskSpec, policy: Policy, context: ContextPolicy, v
             if result.done:
                 episode.answer, episode.status = result.answer, result.status
                 break
-        episode.verdict = lease.evaluate()
+        # the state after the last step is the final state: its verdict is already there
+        episode.verdict = tracker.verdict if tracker is not None else lease.evaluate()
     except Fault as exc:  # the machinery failed, not the agent: no verdict
         episode.verdict = None
         episode.failure_kind = exc.kind

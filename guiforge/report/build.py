@@ -21,6 +21,7 @@ from guiforge.report.patterns import register
 from guiforge.report.provenance import header_items, lake_runs
 from guiforge.report.samples import pick_samples
 from guiforge.report.stats import money, per_unit_line, ratio, run_figures, seconds
+from guiforge.report.tiers import tiers_by_domain
 from guiforge.report.views import open_views, rows
 
 
@@ -34,7 +35,7 @@ def build_sections(lake: Lake, run_id: str | None = None, links: Links | None = 
             _overview(con, filled), _attention(con, filled, flags, links), _funnel(con, filled, links),
             _outcomes(con, filled, links, flags), _failures(lake, run_id), _cost_and_time(lake, run_id, links),
             _exclusions(con, filled, links),
-            _judge(con, filled, links, flags), _rl_pool(con, filled, links), _rounds(con, links),
+            _judge(con, filled, links, flags), _tiers(lake, run_id), _rl_pool(con, filled, links), _rounds(con, links),
             _relabels(con, filled, links), _diagnoses(con, filled, links), _samples(con, filled, links),
         ]
     finally:
@@ -149,6 +150,12 @@ def _judge(con, filled, links: Links, flags: list[dict]) -> Section:
                    tables=[("judge against verifier", confusion),
                            ("judge against verifier per skill (lowest recall first)", queries.judge_by_skill(con)),
                            ("acceptance", queries.acceptance(con))])
+
+
+def _tiers(lake: Lake, run_id: str | None) -> Section:
+    rows = tiers_by_domain(lake, run_id)
+    return Section("Quality tiers", "tiers", tables=[("trajectories per tier and domain", rows)],
+                   note="" if rows else "none yet: no judgment carries a quality tier")
 
 
 def _rl_pool(con, filled, links: Links) -> Section:

@@ -43,6 +43,11 @@ class ExportConfig(StageConfig):
     rl_protocol: Literal["tools", "completion"] = Field(
         default="tools", description="RL prompts ask for one act tool call a turn (multi-turn GRPO, GuiforgeEnv) or "
                                      "every action in one reply (TaskReward)")
+    sft_tiers: list[Literal["gold", "silver", "partial"]] = Field(
+        default_factory=lambda: ["gold", "silver"], min_length=1,
+        description="quality tiers the default SFT configs hold (every tier but reject also has its own config)")
+    prm: bool = Field(default=False, description="also write process-reward rows (screen, history, action -> "
+                                                 "progress delta) for every valid trajectory: the prm config")
     reads: list[str] = Field(default_factory=lambda: list(REQUIRED),
                              description="tables this stage waits for: add judgments, rl_tasks, relabels when the "
                                          "pipeline has the stages that write them")
@@ -84,7 +89,8 @@ class ExportStage(Stage):
 
     def options(self) -> ExportOptions:
         c = self.config
-        return ExportOptions(c.samples_per_task, c.max_length, c.min_image_tokens, c.validation, c.test, c.rl_protocol)
+        return ExportOptions(c.samples_per_task, c.max_length, c.min_image_tokens, c.validation, c.test, c.rl_protocol,
+                             tuple(c.sft_tiers), c.prm)
 
     def run(self, ctx, shard: ShardPlan):
         exports, exclusions = [], []

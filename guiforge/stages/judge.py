@@ -1,5 +1,7 @@
 """judge: a verdict per trajectory from what a VLM judge would see, the verifier's beside it,
-and SFT acceptance (every trajectory not accepted is an exclusion with its reason).
+SFT acceptance (every trajectory not accepted is an exclusion with its reason) and the
+quality tier that refines it (``quality_tier``, guiforge.judge.tiers: a shard holds every
+sample of a task, which the tiers' length rule compares).
 
 One shard per few rollouts shards (``rollout_shards_per_shard``). The offline judge (the default with no keys) reads the key
 screenshots with tesseract; a model judge gets them as images. With ``fallback_role`` set,
@@ -27,12 +29,15 @@ from guiforge.judge.accept import (
 from guiforge.judge.evidence import FrameDiffer, JudgeView, build_view, choose_key_frames
 from guiforge.judge.ocr import ScreenReader
 from guiforge.judge.offline import OfflineJudge
+from guiforge.judge.tiers import TierPolicy, assign_tiers
 from guiforge.judge.verdict import Verdict
 from guiforge.lake.images import ImageReader
 from guiforge.models.loop import submit
 from guiforge.stages.base import ShardPlan, Stage, StageConfig
+from guiforge.stages.shared import read_with_optional
 
 _STEP_COLUMNS = ["trajectory_id", "step_index", "image_sha256", "action", "feedback", "error", "target_json"]
+_TIER_COLUMNS = ["attempts_json", "progress"]  # the tiers' parse retries and final progress (newer lakes)
 
 
 class JudgeConfig(StageConfig):
@@ -46,6 +51,8 @@ class JudgeConfig(StageConfig):
     rollout_shards_per_shard: int = Field(
         default=8, ge=1, le=10_000,
         description="rollouts shards judged per shard: a model judge keeps its endpoint busy across all of them")
+    tiers: TierPolicy = Field(default_factory=TierPolicy, description="gold / silver / partial / reject "
+                                                                      "(judgments.quality_tier)")
 
 
 def media_type(data: bytes) -> str:
@@ -120,7 +127,7 @@ class JudgeStage(Stage):
         for trajectories_path, steps_path in shard.params["parts"]:
             trajectories.extend(ctx.lake.read_shard(trajectories_path).to_pylist())
             if steps_path:
-                for r in ctx.lake.read_shard(steps_path, columns=_STEP_COLUMNS).to_pylist():
+                for r in read_with_optional(ctx.lake, steps_path, _STEP_COLUMNS, _TIER_COLUMNS).to_pylist():
                     by_trajectory.setdefault(r["trajectory_id"], []).append(r)
         tasks = self._tasks(ctx)
         views = [build_view(t, tasks[t["task_id"]], by_trajectory.get(t["trajectory_id"], [])) for t in trajectories]
@@ -149,7 +156,13 @@ class JudgeStage(Stage):
                 for i, v in zip(redo, again, strict=True):
                     v.flags = [*v.flags, f"fallback_after:{verdicts[i].judge_model}"]
                     verdicts[i] = v
-        return self._rows(trajectories, tasks, views, verdicts)
+        out = self._rows(trajectories, tasks, views, verdicts)
+        tiers = assign_tiers(trajectories, {r["trajectory_id"]: r["accepted"] for r in out["judgments"]},
+                             {r["trajectory_id"]: r["score"] for r in out["judgments"]}, by_trajectory,
+                             self.config.tiers)
+        for r in out["judgments"]:
+            r["quality_tier"] = tiers[r["trajectory_id"]]
+        return out
 
     def _judge(self, ctx, role: str, views: list[JudgeView], images: dict[str, bytes], prepare,
                samples: dict[str, int]) -> list[Verdict]:

@@ -64,6 +64,8 @@ class RolloutsConfig(StageConfig):
     concurrency: int = Field(default=1, ge=1, le=32,
                              description="tasks of a shard rolled out at once (each in its own environment)")
     max_parse_retries: int = Field(default=2, ge=0, le=10)
+    progress: bool = Field(default=True, description="score the rubric after every step: steps.progress, "
+                                                     "progress_delta, criteria_flips_json, undoes_progress")
 
     @model_validator(mode="after")
     def _depth_is_deeper(self) -> RolloutsConfig:
@@ -215,7 +217,7 @@ class RolloutsStage(Stage):
                             lease, episode = acquire(manager, wanted, row["task_id"])
                         if lease is not None:
                             episode = run_episode(lease, spec, policy, self.config.context, row["variant"],
-                                                  self.config.max_parse_retries)
+                                                  self.config.max_parse_retries, progress=self.config.progress)
                     out.append((sample, policy.name, episode, getattr(policy, "events", None)))
             finally:
                 if lease is not None:
@@ -273,6 +275,7 @@ class RolloutsStage(Stage):
                         "target_json": json.dumps(s.target, ensure_ascii=False) if s.target else None,
                         "attempts_json": json.dumps(s.attempts, ensure_ascii=False),
                         "screen_json": json.dumps(s.screen, ensure_ascii=False) if s.screen else None,
+                        **(s.progress or {}),
                     })
         return {"trajectories": trajectories, "steps": steps, "images": images.rows}
 

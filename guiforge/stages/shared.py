@@ -4,6 +4,8 @@ resynthesis round a stage runs in."""
 
 from __future__ import annotations
 
+import pyarrow as pa
+
 from guiforge.envs import EnvManager
 from guiforge.verify.runner import VerifierPool
 
@@ -16,6 +18,15 @@ def load_worlds(ctx, path: str) -> dict:
     table = ctx.lake.read_shard(path, columns=["world_id", "world_json"])
     return {wid: World.model_validate_json(js) for wid, js in zip(table.column("world_id").to_pylist(),
                                                                   table.column("world_json").to_pylist(), strict=True)}
+
+
+def read_with_optional(lake, path: str, columns: list[str], optional: list[str]) -> pa.Table:
+    """One shard's ``columns`` and those of ``optional`` it has (a shard written before a
+    column existed lacks it; readers then see it missing, never an error)."""
+    try:
+        return lake.read_shard(path, columns=[*columns, *optional])
+    except pa.ArrowInvalid:
+        return lake.read_shard(path, columns=columns)
 
 
 def world_index(ctx) -> dict:

@@ -345,6 +345,20 @@ class DesktopEnv(Environment):
             error = result.summary() + (f": {tail}" if tail else "")
         return StepResult(obs, feedback=obs.feedback, error=error)
 
+    def state_stamp(self) -> str | None:
+        """The workspace files' names, sizes, inodes and mtimes, the terminal's history and
+        the answer: what the verifier reads. None while LibreOffice is busy (a save may be
+        landing: the whole state is read after it, as :meth:`final_state` waits)."""
+        if self.workspace is None or (self.office is not None and self.office.busy()):
+            return None
+        try:
+            files = sorted((str(p.relative_to(self.workspace.path)), st.st_size, st.st_ino, st.st_mtime_ns)
+                           for p in self.workspace.path.rglob("*") if p.is_file() and (st := p.stat()))
+        except OSError:  # a file went away meanwhile (a lock file): read the whole state
+            return None
+        running = self.office.running() if self.office else False
+        return repr((files, len(self.history), self.answer, self.status, running, self.document))
+
     def final_state(self) -> FinalState:
         if self.workspace is None:
             raise EnvFailure("final_state before start()")

@@ -116,6 +116,9 @@ class SiteEnv(WebEnv):
             return f"opened {urlsplit(url).path}"
         return super().execute(action)
 
+    def state_stamp(self) -> str | None:
+        return None  # a site's own state script: read whole every time
+
     def final_state(self) -> FinalState:
         state = self.s.page.evaluate(self.state_script)
         return FinalState(apps={"site": state}, answer=self.answer, status=self.status)

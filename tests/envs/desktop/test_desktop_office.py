@@ -63,13 +63,16 @@ def test_calc_edit_counts_only_once_saved_and_reset_restores(hybrid_env, task, x
     assert Image.open(io.BytesIO(obs.screenshot)).size == (W, H)
     assert not score_rubric(t.rubric, env.final_state()).success
 
+    stamp = env.state_stamp()  # what per-step progress compares before reading the whole state
     env.step(click(*CELL_D2))
     typed = env.step(Action(type="type", text="30\n"))
     assert typed.error is None
     # typed but not saved: the file on disk is unchanged, so the task is not done
     assert not score_rubric(t.rubric, env.final_state()).success
+    assert env.state_stamp() == stamp
     save_keeping_format(env)
     assert score_rubric(t.rubric, env.final_state()).success, _explain(env, tmp_path)
+    assert env.state_stamp() not in (stamp, None)
 
     # hybrid: the terminal sees the saved file; LibreOffice stays up
     listing = env.step(Action(type="bash", text="ls report.xlsx && id -un"))

@@ -574,6 +574,14 @@ const GF = (() => {
   window.guiforge = {
     apps: () => order.slice(),
     getState: () => JSON.parse(JSON.stringify(state.apps)),
+    // a fingerprint of the app state (FNV-1a over its JSON): per-step progress reads the
+    // whole state only when this changes
+    stateStamp() {
+      const text = JSON.stringify(state.apps);
+      let h = 0x811c9dc5;
+      for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+      return `${text.length}:${(h >>> 0).toString(16)}`;
+    },
     getSystem: () => JSON.parse(JSON.stringify(state.system)),
     // episode: the adapter's number for the reset that loads this state; it stays with the
     // state (a reload restores it), so a frame can show whose state is on screen
