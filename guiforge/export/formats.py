@@ -37,6 +37,7 @@ class ExportJob:
     policy: ContextPolicy | None
     figures: dict[str, Any] = field(default_factory=dict)
     options: Any = None  # export.run.ExportOptions
+    pairs: list[ExportRow] = field(default_factory=list)  # preference rows (export.pairs)
 
 
 class ExportFormat(ABC):
@@ -56,7 +57,8 @@ def dir_bytes(folder: Path) -> int:
 
 class HuggingFace(ExportFormat):
     """Parquet that ``datasets`` and TRL load: SFT (conversational and prompt-completion,
-    a config per domain), the RL prompt set, a dataset card."""
+    a config per domain), the RL prompt set, the preference pairs (TRL's DPO format), a
+    dataset card."""
 
     name = "hf"
 
@@ -83,6 +85,8 @@ class HuggingFace(ExportFormat):
             write_parquet(out / "sft_text", "sft", part, job.images, split)
         for split, part in by_split(rl).items():
             write_parquet(out / "rl", "rl", part, job.images, split)
+        for split, part in by_split(job.pairs).items():
+            write_parquet(out / "dpo", "dpo", part, job.images, split)
         sft_bytes = dir_bytes(out / "sft") if sft else 0
         figures["sft_bytes_per_step"] = round(sft_bytes / max(len(sft), 1))
         columns = list(job.sft[0].columns) if job.sft else []
@@ -95,8 +99,11 @@ class HuggingFace(ExportFormat):
                    text_splits=Counter(r.split for r in text),
                    sft_features=features_for("sft", columns), pc_features=features_for("prompt_completion", columns),
                    rl_features=features_for("rl", rl_columns), n_rl=len(rl),
+                   dpo_splits=Counter(r.split for r in job.pairs),
+                   dpo_features=features_for("dpo", list(job.pairs[0].columns) if job.pairs else []),
                    exclusions=Counter(e["reason"] for e in job.source.exclusions), figures=figures)
-        return [("sft", len(sft)), ("sft_prompt_completion", len(sft)), ("sft_text", len(text)), ("rl", len(rl))]
+        return [("sft", len(sft)), ("sft_prompt_completion", len(sft)), ("sft_text", len(text)), ("rl", len(rl)),
+                ("dpo", len(job.pairs))]
 
 
 class TRL(HuggingFace):
@@ -106,15 +113,16 @@ class TRL(HuggingFace):
 
 
 class LlamaFactory(ExportFormat):
-    """LLaMA-Factory's sharegpt JSON, the frames beside it and a dataset_info.json entry."""
+    """LLaMA-Factory's sharegpt JSON (SFT, and the preference pairs in its pairwise form), the
+    frames beside it and a dataset_info.json entry per dataset."""
 
     name = "llamafactory"
 
     def write(self, job: ExportJob) -> list[tuple[str, int]]:
-        info = write_llamafactory(job.out, job.sft, job.images, job.options)
+        info = write_llamafactory(job.out, job.sft, job.images, job.options, job.pairs)
         job.figures["sft_bytes_per_step"] = round(dir_bytes(job.out) / max(len(job.sft), 1))
         job.figures["images_written"] = info["images"]
-        return [("sft", len(job.sft))]
+        return [("sft", len(job.sft)), ("dpo", info["pairs"])]
 
 
 def by_split(rows: list[ExportRow]) -> dict[str, list[ExportRow]]:

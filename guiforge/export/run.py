@@ -17,6 +17,7 @@ from guiforge.errors import GuiforgeError
 from guiforge.export.budget import PIXEL_CONVENTIONS, Budget, fit_rows
 from guiforge.export.figures import export_figures
 from guiforge.export.formats import EXPORT_FORMATS, ExportJob
+from guiforge.export.pairs import pair_rows
 from guiforge.export.rows import rl_rows, sft_rows
 from guiforge.export.select import assign_splits, split_group
 from guiforge.export.source import load_source, pick_run, read_images, task_world_json
@@ -68,6 +69,7 @@ class ExportResult:
     action_format: str = "guiforge"
     exports: list[dict[str, Any]] = field(default_factory=list)
     exclusions: list[dict[str, Any]] = field(default_factory=list)
+    n_pairs: int = 0
 
 
 def parse_context(spec: str | None) -> ContextPolicy | None:
@@ -121,8 +123,9 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
     sft = sft_rows(src, target, policy, options.per_task)
     worlds = task_world_json(lake, src.run_id, {r["world_id"] for r in src.rl_tasks if r.get("world_id")})
     rl = rl_rows(src, target, worlds, options.rl_protocol)
-    images = read_images(lake, {sha for r in (*sft, *rl) for sha in r.images})
-    missing = {sha for r in (*sft, *rl) for sha in r.images} - set(images)
+    pairs = pair_rows(src, target, policy)
+    images = read_images(lake, {sha for r in (*sft, *rl, *pairs) for sha in r.images})
+    missing = {sha for r in (*sft, *rl, *pairs) for sha in r.images} - set(images)
     if missing:
         raise GuiforgeError(f"{lake.root}: images: {len(missing)} frame(s) the steps name are not in the images "
                             f"table (e.g. {sorted(missing)[0]}): run `guiforge lake check`")
@@ -132,13 +135,15 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
         sft = fit_rows(sft, images, Budget(fitted, options.min_image_tokens), True,
                        lambda r, why: src.exclude("budget", why, f"{r.columns['trajectory_id']}#{r.columns['step_index']}",
                                                   "steps"))
-    if not sft and not rl:
+        pairs = fit_rows(pairs, images, Budget(fitted, options.min_image_tokens), True,
+                         lambda r, why: src.exclude("budget", why, r.columns["pair_id"], "preference_pairs"))
+    if not sft and not rl and not pairs:
         reasons = Counter(e["reason"].split(":")[0] for e in src.exclusions).most_common(3)
-        raise GuiforgeError(f"{lake.root}: run {src.run_id}: nothing to export: no SFT row and no RL prompt "
+        raise GuiforgeError(f"{lake.root}: run {src.run_id}: nothing to export: no SFT row, RL prompt or preference pair "
                             f"(left out: {'; '.join(f'{r} ({n})' for r, n in reasons) or 'nothing accepted'}); "
                             "see `guiforge stats` for why")
-    split_of = assign_splits([split_group(r.columns) for r in (*sft, *rl)], options.validation, options.test)
-    for r in (*sft, *rl):
+    split_of = assign_splits([split_group(r.columns) for r in (*sft, *rl, *pairs)], options.validation, options.test)
+    for r in (*sft, *rl, *pairs):
         r.split = r.columns["split"] = split_of.get(split_group(r.columns), "train")
     _fresh_folder(out)
 
@@ -147,7 +152,8 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
     raw_per_step = sum(src.raw_bytes.values()) / max(lake_steps, 1)
     figures: dict[str, Any] = {"raw_bytes_per_step": round(raw_per_step), **export_figures(sft, rl),
                                "max_length": fitted, "rl_protocol": options.rl_protocol}
-    job = ExportJob(out, src, sft, rl, images, coords, target, policy, figures, options)
+    figures["dpo_pairs"] = len(pairs)
+    job = ExportJob(out, src, sft, rl, images, coords, target, policy, figures, options, pairs)
     kinds = [(kind, n, fmt) for kind, n in writer().write(job)]
     seconds = time.perf_counter() - started
     figures.update({"seconds": round(seconds, 3), "rows_per_s": round((len(sft) + len(rl)) / max(seconds, 1e-9), 1),
@@ -163,7 +169,7 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
                 "source_run": src.run_id, "created_at": created, "details_json": json.dumps(details)}
                for kind, n, f in kinds]
     return ExportResult(src.run_id, out, fmt, coords, len(sft), len(rl), src.acceptance, figures,
-                        context, target.action_format, exports, src.exclusions)
+                        context, target.action_format, exports, src.exclusions, len(pairs))
 
 
 def _fresh_folder(out: Path) -> None:
