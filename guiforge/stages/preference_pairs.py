@@ -20,6 +20,10 @@ from guiforge.lake.exclusions import exclusion_row
 from guiforge.stages.base import ShardPlan, Stage, StageConfig
 from guiforge.stages.shared import round_of
 
+# what the differ compares (curation.differ.Step): never the prompts or screen facts
+STEP_COLUMNS = ["trajectory_id", "step_index", "image_sha256", "image_width", "image_height", "action", "error",
+                "target_json"]
+
 
 class PreferencePairsConfig(StageConfig):
     tasks_per_shard: int = Field(default=32, ge=1, le=10_000)
@@ -40,7 +44,7 @@ class PreferencePairsStage(Stage):
     def reads(self) -> dict[str, list[str]]:
         return {"trajectories": ["trajectory_id", "task_id", "sample_index", "success", "score",
                                  "teacher_events_json"],
-                "steps": ["trajectory_id", "step_index", "image_sha256", "action", "error", "target_json"],
+                "steps": STEP_COLUMNS,
                 "tasks": ["task_id", "domain", "skill_id"]}
 
     def plan(self, ctx) -> list[ShardPlan]:
@@ -58,7 +62,7 @@ class PreferencePairsStage(Stage):
         for t in trajectories:
             outcomes.setdefault(t["task_id"], set()).add(bool(t["success"]))
         trajectories = [t for t in trajectories if len(outcomes[t["task_id"]]) == 2]
-        steps = read_rows(ctx, "steps", None, ("trajectory_id", {t["trajectory_id"] for t in trajectories}))
+        steps = read_rows(ctx, "steps", STEP_COLUMNS, ("trajectory_id", {t["trajectory_id"] for t in trajectories}))
         tasks = ctx.resource(f"task-index:{self.name}", lambda: task_index(ctx))
         mistakes = {t["trajectory_id"]: set(mistake_turns(t)) for t in trajectories}
         pairs, excluded = [], []
