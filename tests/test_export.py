@@ -627,9 +627,14 @@ def test_rl_prompts_ask_in_the_trainers_protocol(lake, tmp_path):
 
 
 def test_an_empty_export_is_one_line(lake, tmp_path):
-    """Nothing accepted and no RL pool: one line naming the run and why, no folder a loader
-    would reject (a card with `configs: []`)."""
+    """Nothing accepted, no RL pool and no preference pairs: one line naming the run and why, no
+    folder a loader would reject (a card with `configs: []`)."""
     run = lake.runs("trajectories")[0]
+    # the pairs' shards and manifest entries, set aside (pairs alone are an export) and put back after
+    pair_files = [(path, lake.fs.cat_file(path)) for shard in lake.shard_files("preference_pairs", run)
+                  for path in (shard.path, lake.manifest_path(run, "preference_pairs", shard.fingerprint))]
+    for path, _ in pair_files:
+        lake.fs.rm(path)
     trajectories = lake.read_table("trajectories").to_pylist()
     rows = [{"trajectory_id": t["trajectory_id"], "task_id": t["task_id"], "judge": "ocr", "success": False,
              "verifier_success": t["success"], "accepted": False, "accept_policy": "judge",
@@ -639,13 +644,16 @@ def test_an_empty_export_is_one_line(lake, tmp_path):
     lake.fs.rm(lake.shard_path("rl_tasks", run, "testpool"))
     lake.fs.rm(lake.manifest_path(run, "rl_select", "testpool"))
     try:
-        with pytest.raises(GuiforgeError, match=r"nothing to export: no SFT row and no RL prompt .*not accepted by ocr"):
+        with pytest.raises(GuiforgeError, match=r"nothing to export: no SFT row, RL prompt or preference pair "
+                                                r".*not accepted by ocr"):
             export_run(lake, tmp_path / "empty", fmt="hf")
         assert not (tmp_path / "empty").exists()
     finally:
         lake.fs.rm(lake.shard_path("judgments", run, "testreject"))
         lake.fs.rm(lake.manifest_path(run, "judge", "testreject"))
         commit_shard(lake, ShardCommit("rl_select", run, "testpool", "rl_select"), {"rl_tasks": pool})
+        for path, data in pair_files:
+            lake.fs.pipe_file(path, data)
 
 
 def _trl_sft(out: Path, work: Path, *flags: str) -> dict:

@@ -78,7 +78,3 @@ def pair_rows(src: Source, target: Target, context: ContextPolicy | None = None)
         }))
     return rows
 
-
-def prompt_and_replies(row: ExportRow) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
-    """(prompt messages, chosen message, rejected message) of a pair row."""
-    return row.messages[:-2], row.messages[-2], row.messages[-1]
