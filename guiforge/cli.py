@@ -390,6 +390,7 @@ def _print_stats(lake_uri: str, run_id: str | None) -> None:
     _print_curation(lake, run_id)
     print_tiers(out, lake, run_id)
     _print_rounds(lake, run_id)
+    _print_pairs(lake, run_id)
     print_time_and_cost(out, lake_uri, run_id)
     catalog = write_catalog(lake)
     out.print(f"DuckDB catalog: {catalog}  ({catalog_hint(lake, catalog)})", highlight=False, soft_wrap=True)
@@ -452,6 +453,37 @@ def _print_rounds(lake, run_id: str | None) -> None:
         for row in rows:
             rt.add_row(*("-" if v is None else str(v) for v in row))
         out.print(rt)
+
+
+def _print_pairs(lake, run_id: str | None) -> None:
+    """Step-level preference pairs by domain, beside the tasks with mixed outcomes they come from."""
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
+    from guiforge.catalog import open_catalog
+
+    con = open_catalog(lake)
+    try:
+        where = "AND run_id = ?" if run_id else ""
+        rows = con.execute(f"""
+            WITH mixed AS (
+                SELECT t.domain, tr.task_id FROM trajectories tr JOIN tasks t USING (run_id, task_id)
+                WHERE tr.failure_kind IS NULL AND NOT coalesce(tr.env_failure, false) AND tr.success IS NOT NULL {where.replace('run_id', 'tr.run_id')}
+                GROUP BY 1, 2 HAVING count(DISTINCT tr.success) = 2),
+            pairs AS (
+                SELECT domain, count(*) AS n, count(DISTINCT task_id) AS tasks, mode(failure_mode) AS mode
+                FROM preference_pairs WHERE true {where} GROUP BY 1)
+            SELECT coalesce(m.domain, p.domain) AS domain, count(DISTINCT m.task_id), any_value(p.tasks),
+                   any_value(p.n), any_value(p.mode)
+            FROM mixed m FULL JOIN pairs p ON m.domain = p.domain GROUP BY 1 ORDER BY 1""",
+                           [run_id, run_id] if run_id else []).fetchall()
+    finally:
+        con.close()
+    if any(r[3] for r in rows):
+        pt = Table(title="preference pairs by domain (a failed sample's step against a successful one's)")
+        for col in ("domain", "mixed tasks", "tasks with pairs", "pairs", "commonest departure"):
+            pt.add_column(col, justify="left" if col in ("domain", "commonest departure") else "right")
+        for row in rows:
+            pt.add_row(*("-" if v is None else str(v) for v in row))
+        out.print(pt)
 
 
 def main() -> None:

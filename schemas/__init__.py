@@ -396,6 +396,34 @@ TABLES: dict[str, TableSpec] = {
             ("diagnosis_id", "task_id", "level", "failure_mode"),
         ),
         _spec(
+            "preference_pairs",
+            "Step-level preference pairs: where a failed sample departs from a successful one of the same task "
+            "after a shared prefix, the successful action (chosen) against the failed one (rejected)",
+            ("pair_id",),
+            [
+                _f("pair_id", pa.string(), False),
+                _f("task_id", pa.string(), False),
+                _f("domain", pa.string()),
+                _f("skill_id", pa.string()),
+                _f("chosen_trajectory_id", pa.string(), False),  # the successful sample
+                _f("rejected_trajectory_id", pa.string(), False),  # the failed one: its prompt is the context
+                _f("step_index", pa.int32(), False),  # the departing step, in the failed sample
+                _f("chosen_step_index", pa.int32(), False),  # the same moment in the successful sample
+                _f("shared_steps", pa.int32()),  # steps both took before departing
+                _f("same_screen", pa.bool_()),  # both saw the very same frame there
+                _f("image_sha256", pa.string()),  # the failed sample's frame at the departure
+                _f("failure_mode", pa.string()),  # how they departed (the diagnose stage's modes)
+                _f("reason", pa.string()),  # why, in words
+                _f("detail_json", pa.string()),
+                _f("chosen_action", ACTION_TYPE),
+                _f("rejected_action", ACTION_TYPE),
+                _f("chosen_score", pa.float64()),
+                _f("rejected_score", pa.float64()),
+                _f("round", pa.int32()),
+            ],
+            ("pair_id", "task_id", "chosen_trajectory_id", "rejected_trajectory_id", "step_index", "failure_mode"),
+        ),
+        _spec(
             "exports",
             "Datasets exported from a run",
             ("export_id",),

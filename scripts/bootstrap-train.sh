@@ -10,16 +10,24 @@ cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 # torch==2.13.0 resolves to the CPU wheel on this machine's disk; a plain `torch` pulls CUDA
 TRAIN_PACKAGES=("torch==2.13.0" "trl==1.16.*" "datasets>=5.2" "pillow>=10" "tenacity>=8")
+# LLaMA-Factory's data modules (dataset_info parser, sharegpt converters) for the export tests,
+# without dependencies: its pins would replace the trainer stack above (peft: its constants import it)
+NODEPS_PACKAGES=("llamafactory==0.9.5" "peft==0.21.2")
 # the rl extra, read from pyproject.toml (one list: what a trainer's environment needs)
 mapfile -t RL_PACKAGES < <("$PYTHON" -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['rl']))")
 stamp=.venv-train/.guiforge-train-installed
-want=$(printf '%s\n' "${TRAIN_PACKAGES[@]}" "${RL_PACKAGES[@]}" | sha256sum | cut -c1-16)
+want=$(printf '%s\n' "${TRAIN_PACKAGES[@]}" "${RL_PACKAGES[@]}" "${NODEPS_PACKAGES[@]}" | sha256sum | cut -c1-16)
 if [ ! -x .venv-train/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "bootstrap-train: creating .venv-train with ${TRAIN_PACKAGES[*]} (a few minutes)"
   [ -x .venv-train/bin/python ] || "$PYTHON" -m venv .venv-train
   if ! .venv-train/bin/python -m pip install -q "${TRAIN_PACKAGES[@]}" "${RL_PACKAGES[@]}" > .venv-train/pip.log 2>&1; then
     cat .venv-train/pip.log >&2
     echo "bootstrap-train: pip install failed (log above, also in .venv-train/pip.log)" >&2
+    exit 1
+  fi
+  if ! .venv-train/bin/python -m pip install -q --no-deps "${NODEPS_PACKAGES[@]}" >> .venv-train/pip.log 2>&1; then
+    cat .venv-train/pip.log >&2
+    echo "bootstrap-train: pip install --no-deps ${NODEPS_PACKAGES[*]} failed (log above)" >&2
     exit 1
   fi
   # guiforge itself without its pipeline dependencies: a training job imports guiforge.rl

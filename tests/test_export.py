@@ -1,7 +1,8 @@
 """Exports from a real lake (scripted teacher in real Chromium), read back by the real
 consumers: `datasets` decodes every export's images, TRL's prepare_multimodal_messages takes
-every row (in the trainer venv), LLaMA-Factory's placeholder rule holds, and the RL reward
-and environment score replays in a real environment."""
+every row and its DPO collator every preference pair (in the trainer venv), LLaMA-Factory's
+placeholder rule holds and its own converter reads the pairwise rows, and the RL reward and
+environment score replays in a real environment."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import inspect
 import json
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,7 @@ from guiforge.export.prompts import rebuild, recorded
 from guiforge.export.select import best_of_n
 from guiforge.export.source import load_source
 from guiforge.export.target import Target, check_target
+from guiforge.failures import valid_sample
 from guiforge.harness.context import ContextPolicy
 from guiforge.harness.formats import COORD_KINDS, ParseError, get_format
 from guiforge.harness.parser import parse_reply
@@ -45,6 +48,7 @@ def lake(tmp_path_factory) -> Lake:
                       # two tiers: one task sampled 4 times (depth), the other once (breadth)
                       "rollouts": {"samples": 1, "depth": {"tasks": 1, "samples": 4}, "tasks": 2,
                                    "tasks_per_shard": 2, "concurrency": 2, "phone_screenshots": "css"},
+                      "preference_pairs": {},
                       "export": {"formats": ["hf", "llamafactory"], "coords": "grid1000"}}}
     run_pipeline(build_pipeline(cfg, "x.yaml", lake=str(root)), executor="local")
     store = Lake(root)
@@ -280,8 +284,84 @@ def test_llamafactory_sharegpt(lake, tmp_path):
         assert tokens == len(row["images"]) and all((out / p).is_file() for p in row["images"])
         turns = row["messages"][1:] if row["messages"][0]["role"] == "system" else row["messages"]
         assert [m["role"] for m in turns] == ["user", "assistant"] * (len(turns) // 2)  # sharegpt's alternation
-    frames = {p for r in rows for p in r["images"]}
+    every = json.loads((out / "dataset_info.json").read_text()).values()  # the SFT rows' and the pairs' frames
+    frames = {p for e in every for r in json.loads((out / e["file_name"]).read_text()) for p in r.get("images", [])}
     assert len(list((out / "images").iterdir())) == len(frames)  # every frame once
+
+
+def test_preference_pairs_for_every_mixed_task(lake):
+    """Issue 26's done-when on a small lake: every task with mixed outcomes whose failed samples
+    depart from a success after a shared prefix has pairs; every failed sample of a mixed task
+    has a pair or an exclusion saying why; each pair's actions are its two steps' own."""
+    trajectories = [t for t in lake.read_table("trajectories").to_pylist() if valid_sample(t)]
+    outcomes: dict[str, set] = {}
+    for t in trajectories:
+        outcomes.setdefault(t["task_id"], set()).add(t["success"])
+    mixed = {task for task, seen in outcomes.items() if seen == {True, False}}
+    assert mixed, "the fixture's depth tier has no task with mixed outcomes"
+    pairs = lake.read_table("preference_pairs").to_pylist()
+    why = {e["subject_id"]: e["reason"] for e in lake.read_table("exclusions").to_pylist()
+           if e["stage"] == "preference_pairs"}
+    for task in mixed:
+        paired = {p["rejected_trajectory_id"] for p in pairs if p["task_id"] == task}
+        failed = [t["trajectory_id"] for t in trajectories if t["task_id"] == task and not t["success"]]
+        assert all(t in paired or t in why for t in failed), (task, failed, paired, why)
+        no_prefix = all(t in why and ("never departs" in why[t] or "no action of its own" in why[t]) for t in failed)
+        assert paired or no_prefix, (task, why)
+    steps = {(s["trajectory_id"], s["step_index"]): s for s in lake.read_table("steps").to_pylist()}
+    for p in pairs:
+        assert p["task_id"] in mixed and p["chosen_action"] != p["rejected_action"] and p["reason"]
+        assert steps[(p["chosen_trajectory_id"], p["chosen_step_index"])]["action"] == p["chosen_action"]
+        assert steps[(p["rejected_trajectory_id"], p["step_index"])]["action"] == p["rejected_action"]
+
+
+def test_stats_prints_pairs_by_domain(lake):
+    pairs = lake.read_table("preference_pairs").to_pylist()
+    done = subprocess.run([sys.executable, "-m", "guiforge.cli", "stats", "--lake", lake.uri], capture_output=True,
+                          text=True, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    lines = [" ".join(line.replace("│", " ").split()) for line in done.stdout.splitlines()]
+    assert any(line.startswith("preference pairs by domain") for line in lines), done.stdout
+    for domain in {p["domain"] for p in pairs}:
+        mine = [p for p in pairs if p["domain"] == domain]
+        assert any(line.startswith(f"{domain} ") and f" {len({p['task_id'] for p in mine})} {len(mine)} " in line
+                   for line in lines), done.stdout
+
+
+def test_dpo_rows_are_the_pairs_in_trls_format(lake, hf_export):
+    """The hf export's `dpo` config: one row per pair, the failed sample's prompt at that step
+    (its frame last), chosen and rejected replies that decode to the two actions."""
+    out, result = hf_export
+    pairs = {p["pair_id"]: p for p in lake.read_table("preference_pairs").to_pylist()}
+    rows = [r for split in load_dataset(str(out), "dpo").values() for r in split]
+    assert len(rows) == result.n_pairs == len(pairs) > 0
+    target = Target()
+    for row in rows:
+        pair = pairs[row["pair_id"]]
+        assert row["prompt"][-1]["role"] == "user" and row["image_sha256"][-1] == pair["image_sha256"]
+        assert len(row["images"]) == sum(p["type"] == "image" for m in row["prompt"] for p in m["content"])
+        frame = (row["image_width"], row["image_height"])
+        for column in ("chosen", "rejected"):
+            (message,) = row[column]
+            action = target.decode(message["content"][0]["text"], row["domain"], None, frame)[1]
+            want = pair[f"{column}_action"]
+            assert action.type == want["type"] and action.text == want["text"], (column, action, want)
+
+
+def test_llamafactory_pairwise(lake, tmp_path):
+    """The preference pairs as LLaMA-Factory's pairwise sharegpt (``ranking: true``), read back
+    by LLaMA-Factory's own dataset parser and converter in the trainer venv."""
+    out = tmp_path / "lf"
+    result = export_run(lake, out, fmt="llamafactory")
+    info = json.loads((out / "dataset_info.json").read_text())
+    ranked = {name: entry for name, entry in info.items() if entry.get("ranking")}
+    assert ranked and all(e["columns"] == {"messages": "messages", "chosen": "chosen", "rejected": "rejected",
+                                           "images": "images"} for e in ranked.values())
+    assert sum(len(json.loads((out / e["file_name"]).read_text())) for e in ranked.values()) == result.n_pairs > 0
+    proc = subprocess.run([str(_train_python()), str(ROOT / "tests" / "trainers" / "llamafactory_pairwise.py"),
+                           str(out)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1])["pairwise_rows"] == result.n_pairs
 
 
 def _train_python() -> Path:
@@ -319,6 +399,10 @@ schemas = [get_json_schema(getattr(GuiforgeEnv(), f.__name__)) for f in tools]
 assert [s["function"]["name"] for s in schemas] == ["act"], schemas
 assert schemas[0]["function"]["parameters"]["properties"]["action"]["type"] == "string"
 print("tools", len(schemas))
+# the preference pairs through TRL's DPO collator for vision data (tests/trainers/trl_dpo.py)
+import runpy
+sys.argv = [sys.argv[2], out]
+runpy.run_path(sys.argv[0], run_name="__main__")
 """
 
 
@@ -326,9 +410,11 @@ print("tools", len(schemas))
 def test_trl_accepts_every_row(hf_export):
     out, result = hf_export
     python = _train_python()
-    proc = subprocess.run([str(python), "-c", TRL_CHECK, str(out)], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run([str(python), "-c", TRL_CHECK, str(out), str(ROOT / "tests" / "trainers" / "trl_dpo.py")],
+                          capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert f"checked {2 * result.n_sft + result.n_rl}" in proc.stdout and "tools 1" in proc.stdout
+    assert json.loads(proc.stdout.strip().splitlines()[-1])["pairs"] == result.n_pairs > 0
 
 
 def _reference_completion(lake, task_id: str, coords: str, rl_row: dict) -> str:
@@ -588,9 +674,14 @@ def test_rl_prompts_ask_in_the_trainers_protocol(lake, tmp_path):
 
 
 def test_an_empty_export_is_one_line(lake, tmp_path):
-    """Nothing accepted and no RL pool: one line naming the run and why, no folder a loader
-    would reject (a card with `configs: []`)."""
+    """Nothing accepted, no RL pool and no preference pairs: one line naming the run and why, no
+    folder a loader would reject (a card with `configs: []`)."""
     run = lake.runs("trajectories")[0]
+    # the pairs' shards and manifest entries, set aside (pairs alone are an export) and put back after
+    pair_files = [(path, lake.fs.cat_file(path)) for shard in lake.shard_files("preference_pairs", run)
+                  for path in (shard.path, lake.manifest_path(run, "preference_pairs", shard.fingerprint))]
+    for path, _ in pair_files:
+        lake.fs.rm(path)
     trajectories = lake.read_table("trajectories").to_pylist()
     rows = [{"trajectory_id": t["trajectory_id"], "task_id": t["task_id"], "judge": "ocr", "success": False,
              "verifier_success": t["success"], "accepted": False, "accept_policy": "judge",
@@ -600,13 +691,16 @@ def test_an_empty_export_is_one_line(lake, tmp_path):
     lake.fs.rm(lake.shard_path("rl_tasks", run, "testpool"))
     lake.fs.rm(lake.manifest_path(run, "rl_select", "testpool"))
     try:
-        with pytest.raises(GuiforgeError, match=r"nothing to export: no SFT row and no RL prompt .*not accepted by ocr"):
+        with pytest.raises(GuiforgeError, match=r"nothing to export: no SFT row, RL prompt or preference pair "
+                                                r".*not accepted by ocr"):
             export_run(lake, tmp_path / "empty", fmt="hf")
         assert not (tmp_path / "empty").exists()
     finally:
         lake.fs.rm(lake.shard_path("judgments", run, "testreject"))
         lake.fs.rm(lake.manifest_path(run, "judge", "testreject"))
         commit_shard(lake, ShardCommit("rl_select", run, "testpool", "rl_select"), {"rl_tasks": pool})
+        for path, data in pair_files:
+            lake.fs.pipe_file(path, data)
 
 
 def _trl_sft(out: Path, work: Path, *flags: str) -> dict:

@@ -41,6 +41,19 @@ class TaskSamples:
         return len(json.loads(self.task.get("reference_json") or "[]"))
 
 
+def task_samples(trajectories: list[dict], step_rows: list[dict], tasks: dict[str, dict]) -> list[TaskSamples]:
+    """The samples of each task (in task order), from rows of ``trajectories`` (valid ones),
+    ``steps`` and the task index; tasks not in the index are left out."""
+    steps: dict[str, list[Step]] = {}
+    for s in sorted(step_rows, key=lambda s: (s["trajectory_id"], s["step_index"])):
+        steps.setdefault(s["trajectory_id"], []).append(Step.from_row(s))
+    by_task: dict[str, list] = {}
+    for t in sorted(trajectories, key=lambda t: (t["task_id"], t["sample_index"])):
+        by_task.setdefault(t["task_id"], []).append(t)
+    return [TaskSamples(tasks[tid], trs, {t["trajectory_id"]: steps.get(t["trajectory_id"], []) for t in trs})
+            for tid, trs in sorted(by_task.items()) if tid in tasks]
+
+
 def step_groups(step: Step, small_px: int) -> set[str]:
     out = {f"action_type:{step.type}"} if step.type else set()
     box = (step.target or {}).get("box")

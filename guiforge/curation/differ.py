@@ -54,6 +54,7 @@ class Departure:
     expected_index: int  # in the successful one
     detail: dict[str, Any] = field(default_factory=dict)
     expected: Step | None = None
+    ran_out: bool = False  # the failed sample ended on a step it shared: it took no step of its own here
 
 
 def _element_key(t: dict[str, Any] | None) -> tuple | None:
@@ -116,7 +117,7 @@ def first_departure(failed: list[Step], success: list[Step]) -> Departure | None
         return Departure(mode, f.index, s.index, detail, s)
     if j < len(success) and i >= len(failed):
         return Departure("stopped_early", failed[-1].index if failed else 0, success[j].index,
-                         {"expected": success[j].action}, success[j])
+                         {"expected": success[j].action}, success[j], ran_out=True)
     return None
 
 

@@ -1,5 +1,5 @@
 """The dataset card (README.md with YAML front matter) of an export: a config per domain
-and one for all, the prompt-completion variant and the RL prompt set, each with its
+and one for all, the prompt-completion variant, the RL prompt set and the preference pairs, each with its
 train/validation/test splits, features and row counts; how the data was made, what never
 became a target, how to mask history, the context policy and image budget with token counts
 per processor, the RL protocol, and which columns carry lineage."""
@@ -56,7 +56,7 @@ def write_card(folder: Path, *, run_id: str, acceptance: str, coords: str, sft_s
                text_splits: Counter,
                sft_features, pc_features, rl_features, n_rl: int, exclusions: Counter, figures: dict,
                target=None, policy=None, options=None, token_table: list | None = None,
-               extra: list | None = None) -> None:
+               extra: list | None = None, dpo_splits: Counter | None = None, dpo_features=None) -> None:
     """``extra``: more configs, each (name, file pattern with ``{split}``, features, rows per split)."""
     configs, infos = [], []
     n_sft = sum(sft_splits.values())
@@ -84,6 +84,12 @@ def write_card(folder: Path, *, run_id: str, acceptance: str, coords: str, sft_s
     if n_rl:
         c = _config(folder, "rl", "rl/{split}-*.parquet", rl_features, _in_order(rl_splits),
                     default=not n_sft and not sum(text_splits.values()))
+        configs.append(c[0])
+        infos.append(c[1])
+    n_dpo = sum((dpo_splits or Counter()).values())
+    if n_dpo:
+        c = _config(folder, "dpo", "dpo/{split}-*.parquet", dpo_features, _in_order(dpo_splits),
+                    default=not configs)
         configs.append(c[0])
         infos.append(c[1])
     for name, pattern, features, counts in extra or []:
@@ -186,6 +192,12 @@ terminal, a tool registry) -> judge -> RL selection -> relabel -> this export.
   dense `reward` (the change of progress: the weighted share of the rubric's required criteria
   met, scored after every step), `progress`, `progress_before`, `undoes_progress` and `done`.
   **prm** (with `--prm`): the same rows for every valid trajectory, for a process reward model.
+- **dpo**: {n_dpo} step-level preference pairs in TRL's conversational preference format (`prompt`,
+  `chosen`, `rejected`, `images`: `DPOTrainer` reads it as is). Where a failed and a successful
+  sample of one task share a prefix and then depart, `prompt` is what the failed sample saw at that
+  step (built like the SFT rows), `chosen` the successful sample's action and `rejected` the failed
+  one's, each with the thought its teacher wrote beside it; `failure_mode` and `reason` say how they
+  departed, `chosen_trajectory_id` / `trajectory_id` (the failed sample) lead back to the lake.
 
 ## Splits
 

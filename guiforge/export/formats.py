@@ -41,6 +41,7 @@ class ExportJob:
     tiered: list[ExportRow] = field(default_factory=list)  # every tier's SFT rows (the column quality_tier)
     rl_steps: list[ExportRow] = field(default_factory=list)  # the RL pool's samples step by step, with rewards
     prm: list[ExportRow] = field(default_factory=list)  # process-reward rows (an option)
+    pairs: list[ExportRow] = field(default_factory=list)  # preference rows (export.pairs)
 
 
 class ExportFormat(ABC):
@@ -61,7 +62,8 @@ def dir_bytes(folder: Path) -> int:
 class HuggingFace(ExportFormat):
     """Parquet that ``datasets`` and TRL load: SFT (conversational and prompt-completion,
     a config per domain and one per quality tier), the RL prompt set and its per-step
-    rewards, process-reward rows when asked for, a dataset card."""
+    rewards, process-reward rows when asked for, the preference pairs (TRL's DPO format), a
+    dataset card."""
 
     name = "hf"
 
@@ -88,6 +90,8 @@ class HuggingFace(ExportFormat):
             write_parquet(out / "sft_text", "sft", part, job.images, split)
         for split, part in by_split(rl).items():
             write_parquet(out / "rl", "rl", part, job.images, split)
+        for split, part in by_split(job.pairs).items():
+            write_parquet(out / "dpo", "dpo", part, job.images, split)
         # one config per tier (reject is never written); step rows labelled with their progress
         more = []
         for tier in TIERS[:3]:
@@ -112,9 +116,11 @@ class HuggingFace(ExportFormat):
                    text_splits=Counter(r.split for r in text),
                    sft_features=features_for("sft", columns), pc_features=features_for("prompt_completion", columns),
                    rl_features=features_for("rl", rl_columns), n_rl=len(rl),
+                   dpo_splits=Counter(r.split for r in job.pairs),
+                   dpo_features=features_for("dpo", list(job.pairs[0].columns) if job.pairs else []),
                    exclusions=Counter(e["reason"] for e in job.source.exclusions), figures=figures, extra=extra)
         return [("sft", len(sft)), ("sft_prompt_completion", len(sft)), ("sft_text", len(text)), ("rl", len(rl)),
-                *((name, sum(counts.values())) for name, _, _, counts in extra)]
+                ("dpo", len(job.pairs)), *((name, sum(counts.values())) for name, _, _, counts in extra)]
 
 
 class TRL(HuggingFace):
@@ -124,15 +130,16 @@ class TRL(HuggingFace):
 
 
 class LlamaFactory(ExportFormat):
-    """LLaMA-Factory's sharegpt JSON, the frames beside it and a dataset_info.json entry."""
+    """LLaMA-Factory's sharegpt JSON (SFT, and the preference pairs in its pairwise form), the
+    frames beside it and a dataset_info.json entry per dataset."""
 
     name = "llamafactory"
 
     def write(self, job: ExportJob) -> list[tuple[str, int]]:
-        info = write_llamafactory(job.out, job.sft, job.images, job.options)
+        info = write_llamafactory(job.out, job.sft, job.images, job.options, job.pairs)
         job.figures["sft_bytes_per_step"] = round(dir_bytes(job.out) / max(len(job.sft), 1))
         job.figures["images_written"] = info["images"]
-        return [("sft", len(job.sft))]
+        return [("sft", len(job.sft)), ("dpo", info["pairs"])]
 
 
 def by_split(rows: list[ExportRow]) -> dict[str, list[ExportRow]]:

@@ -9,6 +9,7 @@ Layout (each folder one config of the dataset card)::
     sft_tiers/<tier>/<split>-NNNNN.parquet             conversational, one folder per quality tier
     rl_steps/<split>-NNNNN.parquet                     the RL pool's steps: prompt + completion + reward
     prm/<split>-NNNNN.parquet                          every valid step: prompt + completion + progress
+    dpo/<split>-NNNNN.parquet                          preference pairs: prompt + chosen + rejected + images
 
 ``<split>`` is train, validation or test (by world: ``export.select``).
 
@@ -36,6 +37,7 @@ _COLUMN_TYPES: dict[str, Any] = {
     "step_index": Value("int32"), "sample_index": Value("int32"), "round": Value("int32"),
     "image_width": Value("int32"), "image_height": Value("int32"), "max_steps": Value("int32"),
     "n_samples": Value("int32"), "n_valid": Value("int32"), "n_success": Value("int32"),
+    "chosen_step_index": Value("int32"), "shared_steps": Value("int32"),
     "trajectory_success": Value("bool"), "est_tokens": Value("int32"), "trajectory_score": Value("float64"), "success_rate": Value("float64"),
     "reward": Value("float64"), "progress": Value("float64"), "progress_before": Value("float64"),
     "undoes_progress": Value("bool"), "done": Value("bool"),
@@ -43,10 +45,12 @@ _COLUMN_TYPES: dict[str, Any] = {
 
 
 def features_for(kind: str, columns: list[str]) -> Features:
-    """``kind``: sft (messages), prompt_completion (prompt, completion) or rl (prompt)."""
+    """``kind``: sft (messages), prompt_completion (prompt, completion), rl (prompt) or dpo
+    (prompt, chosen, rejected: TRL's conversational preference format)."""
     head: dict[str, Any] = {"sft": {"messages": MESSAGES}, "prompt_completion": {"prompt": MESSAGES,
                                                                                 "completion": MESSAGES},
-                            "rl": {"prompt": MESSAGES}}[kind]
+                            "rl": {"prompt": MESSAGES},
+                            "dpo": {"prompt": MESSAGES, "chosen": MESSAGES, "rejected": MESSAGES}}[kind]
     return Features({**head, "images": List(Image()),
                      **{c: _COLUMN_TYPES.get(c, Value("string")) for c in columns}})
 
@@ -58,6 +62,8 @@ def _record(kind: str, row: ExportRow, images: dict[str, dict[str, Any]]) -> dic
         head = {"messages": row.messages}
     elif kind == "prompt_completion":
         head = {"prompt": row.messages[:-1], "completion": row.messages[-1:]}
+    elif kind == "dpo":  # a pair row: the prompt, then chosen, then rejected (export.pairs)
+        head = {"prompt": row.messages[:-2], "chosen": row.messages[-2:-1], "rejected": row.messages[-1:]}
     else:
         head = {"prompt": row.messages}
     return {**head, "images": frames, **row.columns}

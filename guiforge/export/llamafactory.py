@@ -1,6 +1,7 @@
 """The LLaMA-Factory export: sharegpt multimodal JSON (``messages`` + ``images``, one
 ``<image>`` token per image, in order), the image files beside it (each frame once, by
-hash) and a ``dataset_info.json`` entry per split naming the columns and tags. Train on the
+hash) and a ``dataset_info.json`` entry per split naming the columns and tags; preference
+pairs in its pairwise form (``chosen`` / ``rejected`` turns, ``ranking: true``). Train on the
 last turn only with ``mask_history: true`` (the dataset card says why).
 
 LLaMA-Factory's sharegpt reader wants a system turn first (optional), then user and
@@ -17,6 +18,7 @@ from typing import Any
 from guiforge.export.rows import ExportRow
 
 DATASET = "guiforge_sft"
+PAIRS = "guiforge_dpo"
 IMAGE_TOKEN = "<image>"
 
 
@@ -28,27 +30,42 @@ def image_name(sha: str, images: dict[str, dict[str, Any]]) -> str:
     return f"images/{sha}.{images[sha].get('format') or 'png'}"
 
 
-def sharegpt(row: ExportRow, images: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    messages: list[dict[str, str]] = []
-    for m in row.messages:
+def _turns(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """Trainer messages as sharegpt turns, consecutive messages of one role joined."""
+    out: list[dict[str, str]] = []
+    for m in messages:
         text = _text(m["content"])
-        if messages and messages[-1]["role"] == m["role"]:
-            messages[-1]["content"] += "\n" + text
+        if out and out[-1]["role"] == m["role"]:
+            out[-1]["content"] += "\n" + text
         else:
-            messages.append({"role": m["role"], "content": text})
-    return {"messages": messages, "images": [image_name(sha, images) for sha in row.images],
+            out.append({"role": m["role"], "content": text})
+    return out
+
+
+def sharegpt(row: ExportRow, images: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    return {"messages": _turns(row.messages), "images": [image_name(sha, images) for sha in row.images],
             **{k: row.columns[k] for k in ("trajectory_id", "step_index", "task_id", "domain")}}
 
 
+def pairwise(row: ExportRow, images: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """A preference row in LLaMA-Factory's pairwise sharegpt form: the prompt's turns (ending
+    with the user's), then ``chosen`` and ``rejected`` as one assistant turn each."""
+    chosen, rejected = (_turns([m])[0] for m in row.messages[-2:])
+    return {"messages": _turns(row.messages[:-2]), "chosen": chosen, "rejected": rejected,
+            "images": [image_name(sha, images) for sha in row.images],
+            **{k: row.columns[k] for k in ("pair_id", "task_id", "domain", "failure_mode")}}
+
+
 def write_llamafactory(folder: Path, rows: list[ExportRow], images: dict[str, dict[str, Any]],
-                       options: Any = None) -> dict[str, Any]:
+                       options: Any = None, pairs: list[ExportRow] = ()) -> dict[str, Any]:
     """One dataset per split (``guiforge_sft``: train, ``guiforge_sft_validation``,
     ``guiforge_sft_test``), rows with a screenshot only; the text-only rows (terminal, tools)
-    as ``guiforge_sft_text`` (and its splits) without an images column."""
+    as ``guiforge_sft_text`` (and its splits) without an images column; the preference pairs
+    as ``guiforge_dpo`` (and its splits, ``ranking: true``: stage ``dpo`` in LLaMA-Factory)."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "images").mkdir(exist_ok=True)
     written = 0
-    for sha in sorted({sha for r in rows for sha in r.images}):
+    for sha in sorted({sha for r in (*rows, *pairs) for sha in r.images}):
         path = folder / image_name(sha, images)
         if not path.exists():
             path.write_bytes(images[sha]["data"])
@@ -72,5 +89,21 @@ def write_llamafactory(folder: Path, rows: list[ExportRow], images: dict[str, di
                            "columns": {"messages": "messages", **({"images": "images"} if visual else {})},
                            "tags": tags}
             n += len(records)
+    n_pairs = 0
+    for name, visual in ((PAIRS, True), (f"{PAIRS}_text", False)):
+        for split in ("train", "validation", "test"):
+            part = [r for r in pairs if bool(r.images) == visual and r.split == split]
+            if not part:
+                continue
+            entry = name if split == "train" else f"{name}_{split}"
+            records = [pairwise(r, images) for r in part]
+            if not visual:
+                for rec in records:
+                    rec.pop("images")
+            (folder / f"{entry}.json").write_text(json.dumps(records, ensure_ascii=False))
+            columns = {"messages": "messages", "chosen": "chosen", "rejected": "rejected"}
+            info[entry] = {"file_name": f"{entry}.json", "formatting": "sharegpt", "ranking": True,
+                           "columns": {**columns, **({"images": "images"} if visual else {})}, "tags": tags}
+            n_pairs += len(records)
     (folder / "dataset_info.json").write_text(json.dumps(info, indent=1))
-    return {"rows": n, "images": written}
+    return {"rows": n, "images": written, "pairs": n_pairs}

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from guiforge.export.prompts import convert, rebuild, text_message, trainer_messages
-from guiforge.export.rows import ExportRow, _source
+from guiforge.export.rows import ExportRow, recorded_in
 from guiforge.export.source import Source, harness_of
 from guiforge.export.target import Target
 from guiforge.harness.context import ContextPolicy
@@ -38,7 +38,7 @@ def progress_rows(src: Source, target: Target, context: ContextPolicy | None,
             if step.get("action") is None or not step.get("prompt_json"):
                 continue
             prompt = convert(rebuild(steps, i, context), steps[: i + 1], task["domain"], variant, target,
-                             _source(harness))
+                             recorded_in(harness))
             messages, images = trainer_messages(prompt)
             frame = (step.get("image_width") or 0, step.get("image_height") or 0)
             messages.append(text_message("assistant", target.encode("", step["action"], frame, task["domain"])))

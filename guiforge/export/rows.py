@@ -44,7 +44,7 @@ class ExportRow:
     split: str = "train"
 
 
-def _lineage(src: Source, trajectory: dict[str, Any], task: dict[str, Any]) -> dict[str, Any]:
+def row_lineage(src: Source, trajectory: dict[str, Any], task: dict[str, Any]) -> dict[str, Any]:
     world = src.worlds.get(task.get("world_id") or "", {})
     judgment = src.judgments.get(trajectory["trajectory_id"], {})
     return {
@@ -84,7 +84,7 @@ def _target(src: Source, step: dict[str, Any], target: Target, domain: str) -> t
     return target.encode(thought, step["action"], frame, domain), lineage, None
 
 
-def _source(harness: dict[str, Any]) -> Target:
+def recorded_in(harness: dict[str, Any]) -> Target:
     """The format and convention a trajectory's prompts and replies were recorded in (its
     ``harness_json``)."""
     return Target(harness.get("action_format") or "guiforge", harness.get("coords") or "grid999")
@@ -125,6 +125,17 @@ def with_history(prompt: Prompt, past: list[dict[str, Any]], reply_for) -> Promp
     return out
 
 
+def step_prompt(src: Source, steps: list[dict[str, Any]], i: int, domain: str, variant: str | None, source: Target,
+                target: Target, context: ContextPolicy | None) -> tuple[list[dict[str, Any]], list[str]]:
+    """The trainer messages and image hashes of what the policy saw at ``steps[i]`` (a
+    trajectory's steps in order): rebuilt under ``context``, past replies in the relabelled
+    style where the trajectory has relabels, in the ``target`` format and convention."""
+    prompt = rebuild(steps, i, context)
+    if any((s["trajectory_id"], s["step_index"]) in src.relabels for s in steps):
+        prompt = with_history(prompt, steps[:i], lambda s: history_reply(src, s, target, domain))
+    return trainer_messages(convert(prompt, steps[: i + 1], domain, variant, target, source))
+
+
 def _repeats(src: Source, trajectory: dict[str, Any]) -> int:
     return sum(bool((src.relabels.get((trajectory["trajectory_id"], s["step_index"])) or {}).get("duplicate_target"))
                for s in src.steps[trajectory["trajectory_id"]])
@@ -151,11 +162,10 @@ def sft_rows(src: Source, target: Target, context: ContextPolicy | None = None,
         task = src.tasks[trajectory["task_id"]]
         harness = harness_of(trajectory)
         variant = harness.get("variant") or task.get("variant")
-        source = _source(harness)
+        source = recorded_in(harness)
         steps = src.steps[trajectory["trajectory_id"]]
-        relabelled = any((trajectory["trajectory_id"], s["step_index"]) in src.relabels for s in steps)
         mistakes = mistake_turns(trajectory)
-        base = _lineage(src, trajectory, task)
+        base = row_lineage(src, trajectory, task)
         for i, step in enumerate(steps):
             subject = f"{trajectory['trajectory_id']}#{step['step_index']}"
             if not step.get("prompt_json"):
@@ -175,12 +185,7 @@ def sft_rows(src: Source, target: Target, context: ContextPolicy | None = None,
             if reason:
                 src.exclude("relabel" if "relabel" in reason else "step", reason, subject, "steps")
                 continue
-            prompt = rebuild(steps, i, context)
-            if relabelled:
-                prompt = with_history(prompt, steps[:i],
-                                      lambda s, d=task["domain"]: history_reply(src, s, target, d))
-            prompt = convert(prompt, steps[: i + 1], task["domain"], variant, target, source)
-            messages, images = trainer_messages(prompt)
+            messages, images = step_prompt(src, steps, i, task["domain"], variant, source, target, context)
             messages.append(text_message("assistant", reply))
             key = row_key(messages, images)
             if key in seen:
@@ -221,7 +226,7 @@ def rl_rows(src: Source, target: Target, world_json: dict[str, str], protocol: s
             src.exclude("rl_prompt", "no recorded first step to show s0", task_id, "rl_tasks")
             continue
         task = json.loads(pool["task_json"] or "{}") or src.tasks.get(task_id, {})
-        source = _source(src.first_harness.get(task_id, {}))
+        source = recorded_in(src.first_harness.get(task_id, {}))
         prompt = convert(recorded(first), [first], pool["domain"], task.get("variant"), target, source)
         frame = (first.get("image_width") or 0, first.get("image_height") or 0)
         prompt = [{"role": "system", "parts": [rl_system(target, protocol, pool["domain"], task.get("variant"), frame)]}

@@ -17,6 +17,7 @@ from guiforge.errors import GuiforgeError
 from guiforge.export.budget import PIXEL_CONVENTIONS, Budget, fit_rows
 from guiforge.export.figures import export_figures
 from guiforge.export.formats import EXPORT_FORMATS, ExportJob
+from guiforge.export.pairs import pair_rows
 from guiforge.export.rewards import progress_rows, rl_step_rows
 from guiforge.export.rows import rl_rows, sft_rows
 from guiforge.export.select import assign_splits, split_group
@@ -74,6 +75,7 @@ class ExportResult:
     action_format: str = "guiforge"
     exports: list[dict[str, Any]] = field(default_factory=list)
     exclusions: list[dict[str, Any]] = field(default_factory=list)
+    n_pairs: int = 0
 
 
 def parse_context(spec: str | None) -> ContextPolicy | None:
@@ -135,7 +137,8 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
     rl = rl_rows(src, target, worlds, options.rl_protocol)
     rewards = rl_step_rows(src, target, policy)
     prm = progress_rows(src, target, policy, src.valid) if options.prm else []
-    every = (*tiered, *rl, *rewards, *prm)
+    pairs = pair_rows(src, target, policy)
+    every = (*tiered, *rl, *rewards, *prm, *pairs)
     images = read_images(lake, {sha for r in every for sha in r.images})
     missing = {sha for r in every for sha in r.images} - set(images)
     if missing:
@@ -147,15 +150,17 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
         tiered = fit_rows(tiered, images, Budget(fitted, options.min_image_tokens), True,
                           lambda r, why: src.exclude("budget", why, f"{r.columns['trajectory_id']}#"
                                                                     f"{r.columns['step_index']}", "steps"))
+        pairs = fit_rows(pairs, images, Budget(fitted, options.min_image_tokens), True,
+                         lambda r, why: src.exclude("budget", why, r.columns["pair_id"], "preference_pairs"))
     sft = [r for r in tiered if r.columns["quality_tier"] in options.sft_tiers]
-    if not sft and not rl:
+    if not sft and not rl and not pairs:
         reasons = Counter(e["reason"].split(":")[0] for e in src.exclusions).most_common(3)
-        raise GuiforgeError(f"{lake.root}: run {src.run_id}: nothing to export: no SFT row and no RL prompt "
+        raise GuiforgeError(f"{lake.root}: run {src.run_id}: nothing to export: no SFT row, RL prompt or preference pair "
                             f"(left out: {'; '.join(f'{r} ({n})' for r, n in reasons) or 'nothing accepted'}); "
                             "see `guiforge stats` for why")
-    split_of = assign_splits([split_group(r.columns) for r in (*tiered, *rl, *rewards, *prm)], options.validation,
-                             options.test)
-    for r in (*tiered, *rl, *rewards, *prm):
+    split_of = assign_splits([split_group(r.columns) for r in (*tiered, *rl, *rewards, *prm, *pairs)],
+                             options.validation, options.test)
+    for r in (*tiered, *rl, *rewards, *prm, *pairs):
         r.split = r.columns["split"] = split_of.get(split_group(r.columns), "train")
     _fresh_folder(out)
 
@@ -165,8 +170,9 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
     figures: dict[str, Any] = {"raw_bytes_per_step": round(raw_per_step), **export_figures(sft, rl),
                                "max_length": fitted, "rl_protocol": options.rl_protocol,
                                "tier_rows": dict(Counter(r.columns["quality_tier"] for r in tiered)),
-                               "rl_step_rows": len(rewards), "prm_rows": len(prm)}
-    job = ExportJob(out, src, sft, rl, images, coords, target, policy, figures, options, tiered, rewards, prm)
+                               "rl_step_rows": len(rewards), "prm_rows": len(prm), "dpo_pairs": len(pairs)}
+    job = ExportJob(out, src, sft, rl, images, coords, target, policy, figures, options, tiered=tiered,
+                    rl_steps=rewards, prm=prm, pairs=pairs)
     kinds = [(kind, n, fmt) for kind, n in writer().write(job)]
     seconds = time.perf_counter() - started
     figures.update({"seconds": round(seconds, 3), "rows_per_s": round((len(sft) + len(rl)) / max(seconds, 1e-9), 1),
@@ -182,7 +188,7 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
                 "source_run": src.run_id, "created_at": created, "details_json": json.dumps(details)}
                for kind, n, f in kinds]
     return ExportResult(src.run_id, out, fmt, coords, len(sft), len(rl), src.acceptance, figures,
-                        context, target.action_format, exports, src.exclusions)
+                        context, target.action_format, exports, src.exclusions, len(pairs))
 
 
 def _fresh_folder(out: Path) -> None:

@@ -1,5 +1,6 @@
 """What an export reads from the lake: the accepted trajectories of one run, their steps
-(each with the prompt the policy saw, by reference), relabels, the RL pool, and the lineage
+(each with the prompt the policy saw, by reference), relabels, the RL pool, the preference
+pairs with the steps of both their samples, and the lineage
 rows (tasks, worlds, judgments) every exported row points back to.
 
 Acceptance: when the run has judgments, a trajectory is exported when its judgments accept
@@ -36,6 +37,8 @@ READS: dict[str, list[str]] = {
     "judgments": ["trajectory_id", "accepted", "judge", "accept_reason", "accept_policy"],
     "relabels": ["trajectory_id", "step_index"],
     "rl_tasks": ["task_id", "domain", "rank", "world_id"],
+    "preference_pairs": ["pair_id", "task_id", "chosen_trajectory_id", "rejected_trajectory_id", "step_index",
+                         "chosen_step_index", "chosen_action", "rejected_action", "failure_mode", "reason"],
 }
 
 
@@ -55,6 +58,10 @@ class Source:
     rl_tasks: list[dict[str, Any]] = field(default_factory=list)
     first_steps: dict[str, dict[str, Any]] = field(default_factory=dict)  # task_id -> step 0 of a trajectory
     first_harness: dict[str, dict[str, Any]] = field(default_factory=dict)  # task_id -> that trajectory's harness
+    # step-level preference pairs (the preference_pairs stage), with both samples and their steps
+    pairs: list[dict[str, Any]] = field(default_factory=list)
+    pair_trajectories: dict[str, dict[str, Any]] = field(default_factory=dict)
+    pair_steps: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     exclusions: list[dict[str, Any]] = field(default_factory=list)
     raw_bytes: dict[str, int] = field(default_factory=dict)  # the lake's bytes per table (this run)
     envs: dict[str, str] = field(default_factory=dict)  # the run's declared environment kinds (envs:)
@@ -174,6 +181,11 @@ def load_source(lake: Lake, run_id: str | None = None) -> Source:
     src.steps = {t["trajectory_id"]: steps_by.get(t["trajectory_id"], []) for t in src.valid}
     if "relabels" in lake.tables():
         src.relabels = {(r["trajectory_id"], r["step_index"]): r for r in _rows(lake, "relabels", run)}
+    if "preference_pairs" in lake.tables():
+        src.pairs = sorted(_rows(lake, "preference_pairs", run), key=lambda p: (p["task_id"], p["pair_id"]))
+        ids = {p[k] for p in src.pairs for k in ("chosen_trajectory_id", "rejected_trajectory_id")}
+        src.pair_trajectories = {t["trajectory_id"]: t for t in trajectories if t["trajectory_id"] in ids}
+        src.pair_steps = {tid: steps_by.get(tid, []) for tid in ids}
     if "rl_tasks" in lake.tables():
         src.rl_tasks = sorted(_rows(lake, "rl_tasks", run), key=lambda r: (r["domain"] or "", r["rank"] or 0,
                                                                             r["task_id"]))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from guiforge.curation.differ import Step
 from guiforge.curation.knowledge import Thresholds, rates, solved, standouts
 from guiforge.failures import MODEL_FAILURE, valid_sample
 from guiforge.faults import shard_faults
@@ -65,24 +64,16 @@ class DiagnoseStage(Stage):
 
     def _samples(self, ctx, task_ids: set[str] | None) -> tuple[list, dict]:
         # heavy: numpy, imported when this runs
-        from guiforge.curation.diagnosis import TaskSamples
+        from guiforge.curation.diagnosis import task_samples
 
         # heavy: numpy, imported when this runs
         from guiforge.curation.lakeread import read_rows, task_index
 
         where = ("task_id", task_ids) if task_ids is not None else None
         trajectories = [t for t in read_rows(ctx, "trajectories", None, where) if valid_sample(t)]
-        ids = {t["trajectory_id"] for t in trajectories}
-        steps: dict[str, list] = {}
-        for s in sorted(read_rows(ctx, "steps", None, ("trajectory_id", ids)),
-                        key=lambda s: (s["trajectory_id"], s["step_index"])):
-            steps.setdefault(s["trajectory_id"], []).append(Step.from_row(s))
+        steps = read_rows(ctx, "steps", None, ("trajectory_id", {t["trajectory_id"] for t in trajectories}))
         tasks = ctx.resource(f"task-index:{self.name}", lambda: task_index(ctx))
-        by_task: dict[str, list] = {}
-        for t in sorted(trajectories, key=lambda t: (t["task_id"], t["sample_index"])):
-            by_task.setdefault(t["task_id"], []).append(t)
-        return [TaskSamples(tasks[tid], trs, {t["trajectory_id"]: steps.get(t["trajectory_id"], []) for t in trs})
-                for tid, trs in sorted(by_task.items()) if tid in tasks], tasks
+        return task_samples(trajectories, steps, tasks), tasks
 
     def run(self, ctx, shard: ShardPlan):
         with shard_faults(ctx, self.name, shard.key):
