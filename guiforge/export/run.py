@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from guiforge.errors import GuiforgeError
 from guiforge.export.budget import PIXEL_CONVENTIONS, Budget, fit_rows
-from guiforge.export.figures import export_figures
+from guiforge.export.figures import export_figures, screen_figures
 from guiforge.export.formats import EXPORT_FORMATS, ExportJob
 from guiforge.export.rows import rl_rows, sft_rows
 from guiforge.export.select import assign_splits, split_group
@@ -146,7 +146,8 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
     lake_steps = lake.read_table("steps", run_id=src.run_id, columns=["step_index"]).num_rows
     raw_per_step = sum(src.raw_bytes.values()) / max(lake_steps, 1)
     figures: dict[str, Any] = {"raw_bytes_per_step": round(raw_per_step), **export_figures(sft, rl),
-                               "max_length": fitted, "rl_protocol": options.rl_protocol}
+                               "max_length": fitted, "rl_protocol": options.rl_protocol,
+                               "screens": screen_figures(sft, src.tasks)}
     job = ExportJob(out, src, sft, rl, images, coords, target, policy, figures, options)
     kinds = [(kind, n, fmt) for kind, n in writer().write(job)]
     seconds = time.perf_counter() - started
