@@ -47,11 +47,11 @@ def print_realism(out: Console, lake_uri: str, run_id: str | None) -> None:
                   "templates per task", highlight=False)
         print_voice(out, tasks.get("cards") or {}, tasks.get("voice") or {})
         t = Table(title="presentation per domain")
-        for col in ("domain", "tasks", "themes", "viewports", "distractors"):
+        for col in ("domain", "tasks", "themes", "viewports", "distractors", "screens"):
             t.add_column(col)
         for domain, u in tasks["presentation"].items():
-            t.add_row(domain, str(u["tasks"]), *(", ".join(f"{k} {v}" for k, v in u[key].items())
-                                                 for key in ("themes", "viewports", "distractors")))
+            t.add_row(domain, str(u["tasks"]), *(", ".join(f"{k} {v}" for k, v in (u.get(key) or {}).items())
+                                                 for key in ("themes", "viewports", "distractors", "screens")))
         out.print(t)
     print_image_looks(out, lake)
     teacher = teacher_realism(lake, run_id)
@@ -141,6 +141,12 @@ def print_export_breadth(out: Console, lake, run_id: str | None) -> None:
               f"{e['duplicate_image_target_rows']} ({'-' if share is None else f'{share:.1%}'}); rows with an image "
               f"{'-' if image is None else f'{image:.0%}'} (text-only rows go to the text_only config); "
               f"est. tokens max {e.get('est_tokens_max')} (max_length {e.get('max_length')})", highlight=False)
+    screens = e.get("screens") or {}
+    if screens:
+        out.print("screens of SFT rows with an image: " + "; ".join(
+            f"{d} {v['rows']} rows: browser {v['browser_share']:.0%}, phone bars {v['phone_bars_share']:.0%}, "
+            f"themed {v['themed_share']:.0%} (dark {v['dark_share']:.0%}, palette {v['palette_share']:.0%})"
+            for d, v in screens.items()), highlight=False)
     splits = e.get("splits") or {}
     if splits:
         out.print("splits by world: " + ", ".join(f"{k} {v['sft_rows']} SFT rows / {v['rl_rows']} RL prompts / "

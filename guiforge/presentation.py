@@ -32,6 +32,8 @@ class Theme(BaseModel):
     density: Literal["comfortable", "compact"] = "comfortable"
     accent: str = "#2563eb"
     font: Literal["sans", "condensed", "serif"] = "sans"
+    # the surfaces' colours past light or dark (core.css :root[data-palette]); None: the mode's own
+    palette: Literal["sand", "slate", "nord", "contrast"] | None = None
 
 
 class Distractor(BaseModel):
@@ -45,12 +47,36 @@ class Distractor(BaseModel):
     after_clicks: int = Field(default=0, ge=0)  # shown once the agent has clicked this often
 
 
+class Browser(BaseModel):
+    """The browser around a web app (static/chrome.js): a tab strip with the task's page and
+    ``tabs`` other apps the person had open (from the app order, rotated by ``offset``),
+    back, forward, reload and an address bar showing the page's URL. All of it works."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tabs: int = Field(default=0, ge=0, le=7)
+    offset: int = Field(default=0, ge=0)
+
+
+class Phone(BaseModel):
+    """A phone's own bars around a mobile app: a status bar (the world's clock, unread-mail
+    and chat notices, signal, a battery that drains with the clock) and a navigation bar:
+    Android's gesture pill or its back / home / recent-apps buttons."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    nav: Literal["gesture", "buttons"] = "gesture"
+    battery: int = Field(default=80, ge=1, le=100)
+
+
 class Presentation(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     theme: Theme | None = None
     viewport: tuple[int, int] | None = None
     distractors: tuple[Distractor, ...] = ()
+    browser: Browser | None = None  # web: the browser around the app
+    phone: Phone | None = None  # mobile: the phone's status and navigation bars
     # desktop: how the reference drives LibreOffice (menus and dialogs by mouse, or shortcuts)
     style: Literal["mouse", "keyboard"] | None = None
 
@@ -70,6 +96,10 @@ THEMES: tuple[Theme, ...] = (
     Theme(name="graphite", mode="dark", density="compact", accent="#f97316", font="condensed"),
     Theme(name="paper", mode="light", density="comfortable", accent="#15803d", font="serif"),
     Theme(name="berry", mode="light", density="compact", accent="#db2777", font="sans"),
+    Theme(name="sand", mode="light", density="comfortable", accent="#b45309", font="serif", palette="sand"),
+    Theme(name="slate", mode="light", density="compact", accent="#0f766e", font="sans", palette="slate"),
+    Theme(name="nord", mode="dark", density="comfortable", accent="#88c0d0", font="sans", palette="nord"),
+    Theme(name="contrast", mode="light", density="comfortable", accent="#1d4ed8", font="sans", palette="contrast"),
 )
 
 # LibreOffice's looks, by name (envs/desktop/profile.theme_settings: toolbar icon size, a
@@ -97,6 +127,8 @@ KINDS: dict[str, tuple[str, ...]] = {"web": ("cookie", "dialog", "toast"), "mobi
 STYLES = ("mouse", "keyboard")
 # Share of tasks that show each kind at all.
 RATES = {"cookie": 0.4, "dialog": 0.3, "toast": 0.35}
+# What guiforge's apps are drawn inside, by domain: a browser's bars or a phone's.
+SCREENS: dict[str, Literal["browser", "phone"]] = {"web": "browser", "mobile": "phone"}
 
 
 def theme_named(name: str) -> Theme:
@@ -116,6 +148,7 @@ class Looks:
     themes: tuple[Theme, ...] = THEMES
     distractors: tuple[str, ...] = ()  # kinds of VARIANTS, in drawing order
     styles: tuple[str, ...] = ()
+    screen: Literal["browser", "phone"] | None = None  # what is drawn around the app (static/chrome.js)
 
 
 def sample_presentation(looks: Looks | None, task_id: str, seed: int | str = 0,
@@ -132,10 +165,24 @@ def sample_presentation(looks: Looks | None, task_id: str, seed: int | str = 0,
             # a cookie banner greets the first page; the others interrupt a little later
             after = 0 if kind == "cookie" else rng.choice((0, 1, 1, 2, 3))
             shown.append(Distractor(kind=kind, variant=rng.randrange(VARIANTS[kind]), after_clicks=after))
+    browser, phone = screen_around(looks.screen, task_id, seed)
     style = None
     if looks.styles:  # its own draw, so the looks drawn above stay what they were
         style = random.Random(fingerprint(["input-style", seed, task_id])).choice(looks.styles)
-    return Presentation(theme=theme, viewport=viewport, distractors=tuple(shown), style=style)
+    return Presentation(theme=theme, viewport=viewport, distractors=tuple(shown), style=style, browser=browser,
+                        phone=phone)
+
+
+def screen_around(screen: str | None, task_id: str, seed: int | str = 0) -> tuple[Browser | None, Phone | None]:
+    """The browser or phone drawn around a task's app (its kind's ``Looks.screen``), from a
+    draw of its own (the looks drawn before it stay what they were): every web task in a
+    browser with 0-4 other tabs, every phone with its bars, half with gestures, half with buttons."""
+    rng = random.Random(fingerprint(["screen", seed, task_id]))
+    if screen == "browser":
+        return Browser(tabs=rng.choice((0, 1, 2, 2, 3, 4)), offset=rng.randrange(8)), None
+    if screen == "phone":
+        return None, Phone(nav=rng.choice(("gesture", "buttons")), battery=rng.randint(12, 98))
+    return None, None
 
 
 def harder_presentation(looks: Looks | None, task_id: str, seed: int | str = 0) -> Presentation:

@@ -50,6 +50,23 @@ def test_presentations_are_seeded_varied_and_recorded():
     assert usage["web"]["tasks"] == 120 and len(usage["web"]["themes"]) >= 3 and len(usage["web"]["viewports"]) >= 3
 
 
+def test_every_web_task_in_a_browser_every_phone_with_its_bars_and_palettes_past_light_and_dark():
+    ids = [f"tsk_{i:04d}" for i in range(200)]
+    web = [kind_of("web").presentation(t, 3) for t in ids]
+    phones = [kind_of("mobile").presentation(t, 3) for t in ids]
+    assert all(p.browser is not None and p.phone is None for p in web)
+    assert len({p.browser.tabs for p in web}) >= 4 and len({p.browser.offset for p in web}) >= 4
+    assert all(p.phone is not None and p.browser is None for p in phones)
+    assert {p.phone.nav for p in phones} == {"gesture", "buttons"} and len({p.phone.battery for p in phones}) > 20
+    assert all(p.browser is None and p.phone is None for p in (kind_of("desktop").presentation(t, 3) for t in ids))
+    palettes = Counter(p.theme.palette for p in web + phones)
+    assert {"sand", "slate", "nord", "contrast"} <= set(palettes) and palettes[None] > len(ids)
+    usage = presentation_usage([("web", json.dumps(p.as_dict())) for p in web] +
+                               [("mobile", json.dumps(p.as_dict())) for p in phones])
+    assert sum(usage["web"]["screens"].values()) == len(ids)
+    assert set(usage["mobile"]["screens"]) == {"phone-gesture", "phone-buttons"}
+
+
 CORE = 'Reply to Ana Lopez\'s email "Invoice 7 for May" and tell them the total of ana@example.com\'s 412,50 € invoice.'
 
 

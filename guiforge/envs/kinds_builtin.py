@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from guiforge.envs.actions import ACTION_SETS
 from guiforge.envs.base import EnvSpec
 from guiforge.envs.kind import EnvKind, kept, stored_setup
-from guiforge.presentation import DESKTOP_THEMES, KINDS, STYLES, THEMES, VIEWPORTS, Looks
+from guiforge.presentation import DESKTOP_THEMES, KINDS, SCREENS, STYLES, THEMES, VIEWPORTS, Looks
 
 if TYPE_CHECKING:
     from guiforge.worlds.model import World
@@ -23,7 +23,7 @@ class PageKind(EnvKind):
 
     def looks_for(self, variant=None) -> Looks:
         # read on each call: a test may narrow the tables to one screen size
-        return Looks(VIEWPORTS[self.domain], THEMES, KINDS[self.domain])
+        return Looks(VIEWPORTS[self.domain], THEMES, KINDS[self.domain], screen=SCREENS[self.domain])
 
     def spec(self, variant=None, presentation=None, **options) -> EnvSpec:
         # pages resize and restyle on reset: one pool serves every look

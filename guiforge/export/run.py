@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from guiforge.errors import GuiforgeError
 from guiforge.export.budget import PIXEL_CONVENTIONS, Budget, fit_rows
-from guiforge.export.figures import export_figures
+from guiforge.export.figures import export_figures, screen_figures
 from guiforge.export.formats import EXPORT_FORMATS, ExportJob
 from guiforge.export.pairs import pair_rows
 from guiforge.export.rewards import progress_rows, rl_step_rows
@@ -170,7 +170,8 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
     figures: dict[str, Any] = {"raw_bytes_per_step": round(raw_per_step), **export_figures(sft, rl),
                                "max_length": fitted, "rl_protocol": options.rl_protocol,
                                "tier_rows": dict(Counter(r.columns["quality_tier"] for r in tiered)),
-                               "rl_step_rows": len(rewards), "prm_rows": len(prm), "dpo_pairs": len(pairs)}
+                               "rl_step_rows": len(rewards), "prm_rows": len(prm), "dpo_pairs": len(pairs),
+                               "screens": screen_figures(sft, src.tasks)}
     job = ExportJob(out, src, sft, rl, images, coords, target, policy, figures, options, tiered=tiered,
                     rl_steps=rewards, prm=prm, pairs=pairs)
     kinds = [(kind, n, fmt) for kind, n in writer().write(job)]

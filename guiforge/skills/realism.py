@@ -123,6 +123,10 @@ def presentation_usage(rows: Iterable[tuple[str, str | dict | None]]) -> dict[st
             usage["distractors"][d["kind"]] += 1
         if pres.get("style"):
             usage.setdefault("styles", Counter())[pres["style"]] += 1
+        if pres.get("browser"):  # the screen around the app: a browser, a phone's bars
+            usage.setdefault("screens", Counter())[f"browser+{pres['browser'].get('tabs', 0)} tabs"] += 1
+        if pres.get("phone"):
+            usage.setdefault("screens", Counter())[f"phone-{pres['phone'].get('nav', 'gesture')}"] += 1
     return {domain: {"tasks": tasks[domain], **{k: dict(sorted(c.items())) for k, c in usage.items()}}
             for domain, usage in sorted(out.items())}
 

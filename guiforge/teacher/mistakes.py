@@ -48,6 +48,8 @@ def _elements(obs: Observation) -> list[dict[str, Any]]:
 def _safe(el: dict[str, Any]) -> bool:
     """An element whose click only navigates or opens (a list row, a link, a tab)."""
     label = el.get("label") or ""
+    if (el.get("id") or "").startswith("gf-"):  # the browser's or phone's own bars, a pop-up: not the app's
+        return False
     if el.get("disabled") or el.get("checked") is not None or el.get("tag") in ("input", "textarea", "select"):
         return False
     return bool(label.strip()) and not _FINAL.search(label)

@@ -152,6 +152,13 @@ class ReferenceProgram(DesktopSteps):
         app = step["app"]
         if self.touch:
             yield Action(type="open_app", app=app), f"I'll open the {app} app."
+            return
+        # inside a browser with the app open in a tab: a click on the tab, as a person switches
+        tab = next((e for e in elements(self.obs) if e.get("role") == "tab"
+                    and (e.get("label") or "").casefold() == str(app).casefold()), None)
+        if tab is not None:
+            gx, gy = tab["grid"]
+            yield Action(type="click", x=gx, y=gy), f"{tab['label']} is already open in a tab; I'll switch to it."
         else:
             yield Action(type="goto", text=app), f"I'll switch to the {app} app."
 

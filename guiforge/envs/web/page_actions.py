@@ -17,6 +17,10 @@ class ActionError(Exception):
 
 HIT_SCRIPT = "(x, y) => window.guiforge ? guiforge.hit(x, y) : null"
 FOCUS_SCRIPT = "() => window.guiforge ? guiforge.focusInfo() : {editable: false}"
+# The apps' own navigation where there is one (it records the history's depth for the
+# browser bar's back and forward buttons); a replayed site gets a bare pushState.
+_OPEN = ("(p) => { if (window.guiforge && guiforge.go) return guiforge.go(p);"
+         " history.pushState(null, '', p); dispatchEvent(new PopStateEvent('popstate')); }")
 SETTLE_SCRIPT = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
 BACK_FRAMES = 120
 # Back is done once its popstate has been handled; a back that goes nowhere is given up after
@@ -71,7 +75,7 @@ class PageActions:
         """Open a path of the apps; one the page refuses (``//host/x`` is another origin to
         pushState) is the agent's error, not the environment's."""
         try:
-            self.s.page.evaluate("(p) => { history.pushState(null, '', p); dispatchEvent(new PopStateEvent('popstate')); }", path)
+            self.s.page.evaluate(_OPEN, path)
         except PlaywrightError as exc:
             reason = str(exc).splitlines()[0].removeprefix("Page.evaluate: ")
             raise ActionError(f"cannot open {path!r}: {reason}; give an app name or a path like /mail/inbox") from None

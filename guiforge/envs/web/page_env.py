@@ -58,6 +58,10 @@ _LOAD = ("(text) => { if (!window.guiforge) return null; const s = JSON.parse(te
          " guiforge.loadState(s.apps, s.system, s.start, true, s.episode); return true; }")
 
 
+# What of a task's presentation the page draws (static/presentation.js, static/chrome.js).
+_DRAWN = ("theme", "distractors", "browser", "phone")
+
+
 def _js_call(function: str, args: tuple[Any, ...], awaits: bool = True) -> Call:
     """Runtime.evaluate of a page function whose result comes back as one JSON string."""
     call = f"({function})({', '.join(json.dumps(a) for a in args)})"
@@ -183,8 +187,11 @@ class PageEnv(PageActions, Environment):
             raise ValueError(f"task {task.task_id}: unknown web apps {unknown}; known: {', '.join(APP_NAMES)}")
         system = dict(task.setup.get("system", {}))
         presentation = task.presentation or {}
-        if presentation.get("theme") or presentation.get("distractors"):
-            system["presentation"] = {k: presentation[k] for k in ("theme", "distractors") if k in presentation}
+        shown = {k: presentation[k] for k in _DRAWN if presentation.get(k)}
+        if "browser" in shown:  # the task's other apps are open in tabs of their own
+            shown["browser"] = {**shown["browser"], "apps": list(task.apps)}
+        if shown:
+            system["presentation"] = shown
         resized = self.fit_viewport(presentation.get("viewport"), task.task_id)
         start = self.start_route(task)
         self.task, self.answer, self.status = task, None, None

@@ -1,7 +1,7 @@
 """The same scripted episode, run in fresh browsers, gives the same frames byte for byte: idle,
 and with every core oversubscribed by busy processes. Each frame is also checked to be the
 one of its step (its number, and the page the step led to), so equal hashes cannot come from
-equally stale frames."""
+equally stale frames. The screens around the apps (a browser, a phone's bars) are drawn."""
 
 from __future__ import annotations
 
@@ -39,9 +39,14 @@ MOBILE: list[Step] = [
 ]
 
 
+# the screens around the apps are drawn too: the browser's tabs and toolbar, the phone's bars
+SCREENS = {"web": {"browser": {"tabs": 2, "offset": 3}}, "mobile": {"phone": {"nav": "buttons", "battery": 57}}}
+
+
 def play(lease: Lease, world: World, domain: str, steps: list[Step]) -> list[str]:
     """The frames' sha256 of one scripted travel episode, each checked to carry its step's number."""
-    obs = lease.reset(task(f"det-{domain}", domain, ["travel"], web_setup(world, ["travel"]), []))
+    spec = task(f"det-{domain}", domain, ["travel"], web_setup(world, ["travel"]), [])
+    obs = lease.reset(spec.model_copy(update={"presentation": SCREENS[domain]}))
     driver = Driver(lease, obs)
     hashes = [hashlib.sha256(obs.screenshot).hexdigest()]
     for step in steps:

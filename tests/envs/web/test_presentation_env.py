@@ -90,7 +90,9 @@ def bound():
 @pytest.mark.parametrize("domain,viewport", [("web", [1920, 1080]), ("mobile", [360, 760])])
 def test_references_pass_the_package_gate_under_every_distractor(manager, bound, domain, viewport):
     presentation = {"theme": DARK, "viewport": viewport,
-                    "distractors": [d for d in ALL if domain == "web" or d["kind"] != "cookie"]}
+                    "distractors": [d for d in ALL if domain == "web" or d["kind"] != "cookie"],
+                    # inside a browser, or between a phone's bars: every click still lands
+                    **({"browser": {"tabs": 3}} if domain == "web" else {"phone": {"nav": "buttons"}})}
     gate = PackageGate(manager)
     for card, world, ctx in bound:
         row = {**candidate_row(render(card, world, ctx, domain, None, 3)), "presentation_json": json.dumps(presentation)}

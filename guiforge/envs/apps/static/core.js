@@ -202,11 +202,21 @@ const GF = (() => {
     return location.pathname.split("/").filter(Boolean).map(decodeURIComponent);
   }
 
+  // How far back the history goes from here, for a browser's back and forward buttons: each
+  // entry pushed in this episode carries its depth; ``navTop`` is the deepest one reachable
+  // (a push cuts off what was forward of it, as a browser does).
+  function navDepth() { return (history.state && history.state.gf) || 0; }
+  function canGoBack() { return navDepth() > 0; }
+  function canGoForward() { return navDepth() < (state.system.navTop || 0); }
+
   function go(to, replace = false) {
     ui.overlay = null;
     ui.dropdown = null;
-    if (replace) history.replaceState(null, "", to);
-    else history.pushState(null, "", to);
+    const depth = navDepth() + (replace ? 0 : 1);
+    if (replace) history.replaceState({ gf: depth }, "", to);
+    else history.pushState({ gf: depth }, "", to);
+    state.system.navTop = depth;
+    save();
     render();
   }
 
@@ -241,7 +251,8 @@ const GF = (() => {
     const parts = path();
     const name = parts[0];
     const view = name && apps[name] ? renderApp(name, parts.slice(1)) : renderHome();
-    root.replaceChildren(...(mobile() ? [statusBar(), view] : [view]));
+    const framed = framer && framer(view);  // a browser's or a phone's bars around the view (chrome.js)
+    root.replaceChildren(...(framed || (mobile() ? [statusBar(), view] : [view])));
     document.title = name && apps[name] ? apps[name].title : "Home";
 
     for (const el of root.querySelectorAll("[data-keep-scroll]")) {
@@ -270,6 +281,8 @@ const GF = (() => {
   }
 
   function onRender(fn) { renderHooks.push(fn); }
+  let framer = null; // view -> the page's children around it, or null for the bare view
+  function frameWith(fn) { framer = fn; }
   function system() { return state.system; }
 
   // Run fn once the view being rendered is in the document, before render() returns: the
@@ -278,7 +291,10 @@ const GF = (() => {
 
   function renderApp(name, rest) {
     const def = apps[name];
-    return h("div", { class: `app app-${name}`, style: `--accent:${def.color}` }, def.render(rest, app(name)));
+    // A theme's accent restyles every app; with none, each app keeps its own colour.
+    const theme = (state.system.presentation || {}).theme;
+    const style = theme && theme.accent ? null : `--accent:${def.color}`;
+    return h("div", { class: `app app-${name}`, style }, def.render(rest, app(name)));
   }
 
   function mobile() { return window.innerWidth < 700; }
@@ -612,6 +628,7 @@ const GF = (() => {
       return true;
     },
     home() { go("/"); },
+    go(to) { go(to); return location.pathname; },
     back: systemBack,
     elements,
     focusInfo,
@@ -630,7 +647,8 @@ const GF = (() => {
 
   document.addEventListener("DOMContentLoaded", () => { restore(); render(); });
 
-  return { h, register, app, uiOf, save, commit, render, after, onRender, system, nextId, tick, now, parse, iso, addDays, addMinutes,
+  return { h, register, app, uiOf, save, commit, render, after, onRender, frameWith, systemBack, canGoBack, canGoForward,
+    apps: () => apps, order: () => order.slice(), statusBar, system, nextId, tick, now, parse, iso, addDays, addMinutes,
     fmtTime, fmtDate, fmtStamp, money, initials, hue, avatar, path, go, overlay, openOverlay, closeOverlay,
     header, searchBox, input, textarea, select, field, button, iconButton, icon, modal, empty, mobile,
     MONTHS, DAYS };

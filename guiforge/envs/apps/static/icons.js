@@ -63,6 +63,13 @@ const ICONS = (() => {
     lamp: '<path d="M8 2h8l3 9H5z"/><path d="M12 11v8M8 21h8"/>',
     camera: '<path d="M23 19a2 2 0 0 1-2 2H3a2 2 0 0 1-2-2V8a2 2 0 0 1 2-2h4l2-3h6l2 3h4a2 2 0 0 1 2 2z"/><circle cx="12" cy="13" r="4"/>',
     box: '<path d="M21 16V8l-9-5-9 5v8l9 5z"/><path d="M3.3 7L12 12l8.7-5M12 22V12"/>',
+    // a browser's toolbar and a phone's three-button navigation bar (chrome.js)
+    arrowLeft: '<path d="M20 12H4M10 6l-6 6 6 6"/>',
+    arrowRight: '<path d="M4 12h16M14 6l6 6-6 6"/>',
+    reload: '<path d="M20 11a8 8 0 1 0-2.3 5.7"/><path d="M20 4v7h-7"/>',
+    navBack: '<path d="M17 5v14L6 12z"/>',
+    navHome: '<circle cx="12" cy="12" r="7"/>',
+    navRecents: '<rect x="6" y="6" width="12" height="12" rx="1.5"/>',
   };
   const out = {};
   for (const [name, body] of Object.entries(raw)) out[name] = svg(body);

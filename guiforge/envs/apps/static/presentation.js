@@ -42,13 +42,14 @@
     if (key === themeKey) return;
     themeKey = key;
     const root = document.documentElement;
-    for (const attr of ["mode", "density", "font", "theme"]) delete root.dataset[attr];
+    for (const attr of ["mode", "density", "font", "theme", "palette"]) delete root.dataset[attr];
     root.style.removeProperty("--accent");
     if (!theme) return;
     root.dataset.theme = theme.name || "";
     root.dataset.mode = theme.mode || "light";
     root.dataset.density = theme.density || "comfortable";
     root.dataset.font = theme.font || "sans";
+    if (theme.palette) root.dataset.palette = theme.palette;
     if (theme.accent) root.style.setProperty("--accent", theme.accent);
   }
 
