@@ -84,8 +84,14 @@ class InRound(Stage):
             return [p for p in producers if p not in self._rounds or self._rounds[p] <= r]
         return same
 
+    def uses_first(self, table: str):
+        return self.inner.uses_first(table)
+
     def plan(self, ctx):
         return self.inner.plan(RoundView(ctx, self))
+
+    def plan_more(self, ctx, done):
+        return self.inner.plan_more(RoundView(ctx, self), done)
 
     def run(self, ctx, shard):
         return self.inner.run(RoundView(ctx, self), shard)
