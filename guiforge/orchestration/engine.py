@@ -214,6 +214,8 @@ class Reporter:
 def follow_up(ctx: RunContext, stage: Stage, planned: list[PlannedShard]) -> list[PlannedShard]:
     """The shards ``stage`` plans once the ones in ``planned`` are committed (a gate that
     gates in the order of use plans its next wave from the verdicts so far); none by default."""
+    if not stage.in_waves:  # spares reading every entry of a big stage once more
+        return []
     entries = {e["fingerprint"]: e for e in ctx.lake.manifest_entries(ctx.run_id, stage.name)}
     more = stage.plan_more(ctx, [(p.plan, entries.get(p.fingerprint)) for p in planned])
     added = [PlannedShard(shard_fingerprint(ctx, stage, p), p) for p in more]

@@ -54,6 +54,7 @@ class InRound(Stage):
         self.config_model = inner.config_model
         self.description = inner.description
         self.tables = inner.tables
+        self.in_waves = inner.in_waves
 
     def __repr__(self) -> str:
         return f"InRound({self.inner!r}, round={self.round})"

@@ -89,6 +89,8 @@ class Stage(ABC):
     # Output tables this kind brings with their Arrow schemas (a plugin stage's own tables:
     # guiforge.lake.tables.table()); guiforge's tables are in guiforge.schemas.
     tables: ClassVar[tuple[TableSpec, ...]] = ()
+    # A stage that plans in waves (``plan_more``): the engine asks it for more after each wave.
+    in_waves: ClassVar[bool] = False
 
     def __init__(self, name: str, config: StageConfig):
         self.name = name

@@ -50,6 +50,7 @@ class TaskGatesStage(Stage):
             "guiforge.errors", "guiforge.paths")
     description = "near-duplicate, instruction and package gates; accepted candidates become tasks"
     config: TaskGatesConfig
+    in_waves = True  # with ``until``: the next wave follows the verdicts so far
 
     optional_inputs = ("worlds",)  # candidates without worlds (from a task-source stage) need none
     absent_inputs: frozenset[str] = frozenset()  # set by the compile step (compile_graph.py)
