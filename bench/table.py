@@ -51,11 +51,11 @@ def figure(*path: str) -> Get:
 
 def under(limit: float, get: Get) -> Get:
     """How far a time is within its limit: limit / time (>= 1 meets it)."""
-    return lambda r: None if not get(r) else round(limit / get(r), 3)
+    return lambda r: round(limit / get(r), 3) if isinstance(get(r), int | float) and get(r) else None
 
 
 def inverse(get: Get) -> Get:
-    return lambda r: None if not get(r) else round(1 / get(r), 2)
+    return lambda r: round(1 / get(r), 2) if isinstance(get(r), int | float) and get(r) else None
 
 
 # (what, bench, value, peer or limit, ratio, goal)
