@@ -44,6 +44,10 @@ class ProgressReporter(Reporter):
     def shard_done(self, stage: str, entry: dict) -> None:
         self.progress.advance(self.tasks[stage])
 
+    def shards_added(self, stage: str, total: int, skipped: int) -> None:
+        task = next(t for t in self.progress.tasks if t.id == self.tasks[stage])
+        self.progress.update(task.id, total=(task.total or 0) + total, advance=skipped)
+
     def stage_finished(self, summary: StageSummary) -> None:
         if summary.stage in self.tasks:
             self.progress.stop_task(self.tasks[summary.stage])  # its clock stops with it

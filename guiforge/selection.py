@@ -10,6 +10,7 @@ of candidates hands its remainder to the domains that still have some, by their 
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -26,6 +27,31 @@ def measures_rate(tier: str | None) -> bool:
     """Whether a trajectory of ``tier`` counts toward its task's success rate (a lake from
     before the tiers has none: every sample counts)."""
     return tier in (None, DEPTH)
+
+
+def balanced_sample(rows: list[dict], n: int | None, seed: int) -> list[dict]:
+    """The rollouts' order of tasks: round-robin over domains (seeded), preferring skills not
+    yet picked in a domain; every prefix is domain-balanced. The package gate follows the
+    same order over the candidates when it gates only what the rollouts use."""
+    rng = random.Random(seed)
+    by_domain: dict[str, list[dict]] = {}
+    for r in sorted(rows, key=lambda r: r["task_id"]):
+        by_domain.setdefault(r["domain"], []).append(r)
+    for group in by_domain.values():
+        rng.shuffle(group)
+    order: list[dict] = []
+    seen: dict[str, set[str]] = {d: set() for d in by_domain}
+    domains = sorted(by_domain)
+    while any(by_domain.values()) and (n is None or len(order) < n):
+        for d in domains:
+            group = by_domain[d]
+            if not group or (n is not None and len(order) >= n):
+                continue
+            pick = next((r for r in group if r["skill_id"] not in seen[d]), group[0])
+            group.remove(pick)
+            seen[d].add(pick["skill_id"])
+            order.append(pick)
+    return order
 
 
 def integer_quotas(budget: int, shares: Mapping[str, float]) -> dict[str, int]:

@@ -278,6 +278,8 @@ TABLES: dict[str, TableSpec] = {
                 _f("width", pa.int32()),
                 _f("height", pa.int32()),
                 _f("format", pa.string()),
+                # 48x48 grayscale pixels, made at capture (guiforge.lake.thumbs); null in older lakes
+                _f("thumb", pa.binary()),
             ],
             ("sha256", "data", "width", "height", "format"),
         ),

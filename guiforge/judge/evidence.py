@@ -11,7 +11,6 @@ copy of the verifier.
 
 from __future__ import annotations
 
-import io
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -100,44 +99,23 @@ def build_view(trajectory: dict[str, Any], task: dict[str, Any], step_rows: list
                      bool(trajectory.get("env_failure")), steps)
 
 
-class FrameDiffer:
-    """How much the screen changed between two frames: mean absolute difference of small
-    grayscale thumbnails (0-1), thumbnails cached by hash (the k samples of a task share frames)."""
-
-    def __init__(self, size: tuple[int, int] = (48, 48), cache_size: int = 20_000):
-        self.size = size
-        self.cache_size = cache_size
-        self._thumbs: dict[str, bytes] = {}
-
-    def thumb(self, sha: str, data: bytes) -> bytes:
-        hit = self._thumbs.get(sha)
-        if hit is None:
-            # heavy: PIL, imported when this runs
-            from PIL import Image
-
-            with Image.open(io.BytesIO(data)) as im:
-                im.draft("L", (self.size[0] * 4, self.size[1] * 4))  # JPEG decodes at a fraction of the size
-                hit = im.convert("L").resize(self.size, Image.Resampling.BOX).tobytes()
-            if len(self._thumbs) >= self.cache_size:
-                self._thumbs.clear()
-            self._thumbs[sha] = hit
-        return hit
-
-    def change(self, a: bytes, b: bytes) -> float:
-        return sum(abs(x - y) for x, y in zip(a, b, strict=True)) / (255 * len(a))
+def change(a: bytes, b: bytes) -> float:
+    """How much the screen changed between two frames: the mean absolute difference of their
+    thumbnails (guiforge.lake.thumbs), 0-1."""
+    return sum(abs(x - y) for x, y in zip(a, b, strict=True)) / (255 * len(a))
 
 
-def choose_key_frames(view: JudgeView, images: dict[str, bytes], differ: FrameDiffer, cap: int) -> list[tuple[int, str]]:
+def choose_key_frames(view: JudgeView, thumbs: dict[str, bytes], cap: int) -> list[tuple[int, str]]:
     """The last frame, then the frames right after the biggest screen changes, ``cap`` in all;
-    in step order. A frame shown twice counts once."""
-    frames = [(s.index, s.image_sha256) for s in view.steps if s.image_sha256 and s.image_sha256 in images]
+    in step order. A frame shown twice counts once; ``thumbs`` holds every frame there is."""
+    frames = [(s.index, s.image_sha256) for s in view.steps if s.image_sha256 and s.image_sha256 in thumbs]
     if not frames or cap <= 0:
         return []
     chosen = {frames[-1][1]: frames[-1]}
     scored = []
     for (_, a), (index, b) in zip(frames, frames[1:], strict=False):
         if a != b:
-            scored.append((differ.change(differ.thumb(a, images[a]), differ.thumb(b, images[b])), index, b))
+            scored.append((change(thumbs[a], thumbs[b]), index, b))
     for _, index, sha in sorted(scored, key=lambda t: (-t[0], t[1])):
         if len(chosen) >= cap:
             break

@@ -15,6 +15,7 @@ from typing import Any
 
 from guiforge.lake.fingerprint import sha256_bytes
 from guiforge.lake.store import Lake
+from guiforge.lake.thumbs import thumbnail
 
 CONTENT_TABLES = ("images", "blobs")
 
@@ -89,8 +90,9 @@ class ShardContent:
         with Image.open(io.BytesIO(data)) as im:
             width, height = im.size
             fmt = fmt or (im.format or "").lower()
-        if self._wants(sha):
-            self.rows.append({"sha256": sha, "data": data, "width": width, "height": height, "format": fmt})
+            if self._wants(sha):  # a new frame: its thumbnail now, decoded once (a judge reads it)
+                self.rows.append({"sha256": sha, "data": data, "width": width, "height": height, "format": fmt,
+                                  "thumb": thumbnail(im)})
         return sha, width, height
 
     def add_blob(self, data: bytes, name: str | None = None, media_type: str | None = None) -> str:

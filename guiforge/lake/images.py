@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from guiforge.lake.store import Lake
+from guiforge.lake.thumbs import thumbnail_of
 
 
 class MissingImage(KeyError):
@@ -30,6 +31,7 @@ class ImageReader:
         self._cache: OrderedDict[str, bytes] = OrderedDict()
         self._cached = 0
         self._index: dict[str, str] | None = None
+        self._thumbs: dict[str, bytes] = {}
         self._lock = threading.Lock()
         self.reads = 0  # shard reads, for tests and benchmarks
 
@@ -84,6 +86,35 @@ class ImageReader:
                     out[sha] = data
                     self._remember(sha, data)
         return out
+
+    def thumbs(self, hashes: Iterable[str]) -> dict[str, bytes]:
+        """The thumbnail of every known hash (guiforge.lake.thumbs): the one stored with the
+        frame, else (a lake from before thumbnails) made from its bytes, once."""
+        wanted = list(dict.fromkeys(h for h in hashes if h))
+        with self._lock:
+            todo = [sha for sha in wanted if sha not in self._thumbs]
+            index = self._load_index() if todo else {}
+        by_path: dict[str, list[str]] = {}
+        for sha in todo:
+            if sha in index:
+                by_path.setdefault(index[sha], []).append(sha)
+        found: dict[str, bytes | None] = {}
+        for path, shas in by_path.items():
+            try:
+                table = self.lake.read_shard(path, columns=["sha256", "thumb"])
+            except (KeyError, pa.ArrowInvalid):  # a shard written before thumbnails
+                found.update(dict.fromkeys(shas))
+                continue
+            table = table.filter(pc.is_in(table.column("sha256"), value_set=_array(shas)))
+            found.update(zip(table.column("sha256").to_pylist(), table.column("thumb").to_pylist(), strict=True))
+        missing = [sha for sha, thumb in found.items() if thumb is None]
+        for sha, data in self.get_many(missing, missing_ok=True).items():
+            found[sha] = thumbnail_of(data)
+        with self._lock:
+            if len(self._thumbs) > 200_000:  # 2.3 kB each: a long-lived reader stays under ~0.5 GB
+                self._thumbs.clear()
+            self._thumbs.update((sha, t) for sha, t in found.items() if t is not None)
+            return {sha: self._thumbs[sha] for sha in wanted if sha in self._thumbs}
 
     def _remember(self, sha: str, data: bytes) -> None:
         if sha in self._cache or len(data) > self.cache_bytes:

@@ -214,12 +214,32 @@ class Reporter:
 
     def shard_done(self, stage: str, entry: dict) -> None: ...
 
+    def shards_added(self, stage: str, total: int, skipped: int) -> None:
+        """A stage that plans in waves planned ``total`` more shards (``skipped`` committed)."""
+
     def stage_finished(self, summary: StageSummary) -> None: ...
+
+
+def follow_up(ctx: RunContext, stage: Stage, planned: list[PlannedShard]) -> list[PlannedShard]:
+    """The shards ``stage`` plans once the ones in ``planned`` are committed (a gate that
+    gates in the order of use plans its next wave from the verdicts so far); none by default."""
+    if not stage.in_waves:  # spares reading every entry of a big stage once more
+        return []
+    entries = {e["fingerprint"]: e for e in ctx.lake.manifest_entries(ctx.run_id, stage.name)}
+    more = stage.plan_more(ctx, [(p.plan, entries.get(p.fingerprint)) for p in planned])
+    added = [PlannedShard(shard_fingerprint(ctx, stage, p), p) for p in more]
+    known = {p.fingerprint for p in planned}
+    for p in added:
+        if p.fingerprint in known:
+            raise RuntimeError(f"stage {stage.name}: a follow-up shard repeats key {p.plan.key!r}")
+        known.add(p.fingerprint)
+    return added
 
 
 def execute_stage(ctx: RunContext, stage: Stage, submit, as_completed, reporter: Reporter | None = None) -> StageSummary:
     """Run every uncommitted shard of ``stage``: ``submit(shard)`` returns a future with
-    ``.result()``; ``as_completed(futures)`` yields them as they finish."""
+    ``.result()``; ``as_completed(futures)`` yields them as they finish. A stage that plans
+    in waves (``Stage.plan_more``) is asked for more once each wave is committed."""
     reporter = reporter or Reporter()
     started, started_at, cpu = time.perf_counter(), time.time(), cpu_seconds()
     shutdown.note_stage(stage.name)
@@ -227,23 +247,37 @@ def execute_stage(ctx: RunContext, stage: Stage, submit, as_completed, reporter:
     done = committed_fingerprints(ctx, stage)
     todo = [p for p in planned if p.fingerprint not in done]
     reporter.stage_started(stage.name, len(planned), len(planned) - len(todo))
+    prepared = bool(todo)
     if todo:
         prepare_stage(ctx, stage)
     rows: dict[str, int] = {}
-    futures = [submit(p) for p in todo]
     ran = 0
-    for future in as_completed(futures):
-        entry = future.result()
-        if entry.get("interrupted") or entry.get("lost"):  # lost: another writer committed it
-            continue
-        ran += 1
-        for table, written in entry["outputs"].items():
-            rows[table] = rows.get(table, 0) + written["rows"]
-        reporter.shard_done(stage.name, entry)
+    while True:
+        futures = [submit(p) for p in todo]
+        for future in as_completed(futures):
+            entry = future.result()
+            if entry.get("interrupted") or entry.get("lost"):  # lost: another writer committed it
+                continue
+            ran += 1
+            for table, written in entry["outputs"].items():
+                rows[table] = rows.get(table, 0) + written["rows"]
+            reporter.shard_done(stage.name, entry)
+        if shutdown.requested():
+            break
+        more = follow_up(ctx, stage, planned)
+        if not more:
+            break
+        planned += more
+        todo = [p for p in more if p.fingerprint not in done]
+        reporter.shards_added(stage.name, len(more), len(more) - len(todo))
+        if todo and not prepared:
+            prepared = True
+            prepare_stage(ctx, stage)
     interrupted = shutdown.requested()
     # Nothing is pruned after an interruption: the rerun finishes the stage and prunes then.
     pruned = 0 if interrupted else finish_stage(ctx, stage, planned)
-    summary = StageSummary(stage.name, len(planned), len(planned) - len(todo), ran, pruned, rows,
+    skipped = sum(p.fingerprint in done for p in planned)
+    summary = StageSummary(stage.name, len(planned), skipped, ran, pruned, rows,
                            round(time.perf_counter() - started, 3), interrupted)
     if ran:  # wall and CPU time of this session of the stage, for stats, the report and the viewer
         record_stage_session(ctx, summary, started_at, cpu_seconds() - cpu)

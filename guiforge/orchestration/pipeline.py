@@ -70,5 +70,12 @@ class Pipeline:
                 out.setdefault(t, []).append(s.name)
         return out
 
+    def readers(self, table: str, producer: str) -> list:
+        """The stages that read ``table`` from stage ``producer`` (a round's stage reads only
+        its round's producers)."""
+        producers = self.producers().get(table, [])
+        return [s for s in self.stages if table in s.inputs()
+                and producer in (s.sources(table, producers) if hasattr(s, "sources") else producers)]
+
     def to_dict(self) -> dict[str, Any]:
         return self.config.model_dump(mode="json")

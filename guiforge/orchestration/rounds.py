@@ -54,6 +54,7 @@ class InRound(Stage):
         self.config_model = inner.config_model
         self.description = inner.description
         self.tables = inner.tables
+        self.in_waves = inner.in_waves
 
     def __repr__(self) -> str:
         return f"InRound({self.inner!r}, round={self.round})"
@@ -84,8 +85,14 @@ class InRound(Stage):
             return [p for p in producers if p not in self._rounds or self._rounds[p] <= r]
         return same
 
+    def uses_first(self, table: str):
+        return self.inner.uses_first(table)
+
     def plan(self, ctx):
         return self.inner.plan(RoundView(ctx, self))
+
+    def plan_more(self, ctx, done):
+        return self.inner.plan_more(RoundView(ctx, self), done)
 
     def run(self, ctx, shard):
         return self.inner.run(RoundView(ctx, self), shard)

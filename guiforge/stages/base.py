@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -89,6 +89,8 @@ class Stage(ABC):
     # Output tables this kind brings with their Arrow schemas (a plugin stage's own tables:
     # guiforge.lake.tables.table()); guiforge's tables are in guiforge.schemas.
     tables: ClassVar[tuple[TableSpec, ...]] = ()
+    # A stage that plans in waves (``plan_more``): the engine asks it for more after each wave.
+    in_waves: ClassVar[bool] = False
 
     def __init__(self, name: str, config: StageConfig):
         self.name = name
@@ -138,8 +140,21 @@ class Stage(ABC):
         output not named here fills every column of its schema."""
         return {}
 
+    def uses_first(self, table: str) -> int | Literal["all"] | None:
+        """How many rows of ``table`` this stage takes as its work, in the rollouts' order
+        (guiforge.selection.balanced_sample): a number or ``"all"``; None where it takes
+        none as work (it looks rows up). A gate with ``until: used`` gates only that many."""
+        return None
+
     @abstractmethod
     def plan(self, ctx: RunContext) -> list[ShardPlan]: ...
+
+    def plan_more(self, ctx: RunContext, done: list[tuple[ShardPlan, dict | None]]) -> list[ShardPlan]:
+        """Shards to run after every shard planned so far (``done``: each with its manifest
+        entry, None where it was not committed) — the next wave of a stage whose work
+        depends on its own results so far. Must be a function of ``done``, so that a rerun
+        plans the same waves. None by default."""
+        return []
 
     @abstractmethod
     def run(self, ctx: RunContext, shard: ShardPlan) -> dict[str, Rows]: ...

@@ -26,7 +26,7 @@ from guiforge.judge.accept import (
     policies_of,
     policy_for,
 )
-from guiforge.judge.evidence import FrameDiffer, JudgeView, build_view, choose_key_frames
+from guiforge.judge.evidence import JudgeView, build_view, choose_key_frames
 from guiforge.judge.ocr import ScreenReader
 from guiforge.judge.offline import OfflineJudge
 from guiforge.judge.tiers import TierPolicy, assign_tiers
@@ -132,27 +132,20 @@ class JudgeStage(Stage):
         tasks = self._tasks(ctx)
         views = [build_view(t, tasks[t["task_id"]], by_trajectory.get(t["trajectory_id"], [])) for t in trajectories]
         reader = ctx.resource("image-reader", lambda: ImageReader(ctx.lake))
-        images = reader.get_many((s.image_sha256 for v in views for s in v.steps), missing_ok=True)
-        differ = ctx.resource(f"{self.name}:differ", FrameDiffer)
-        prepared: set[str] = set()
-
-        def prepare(v: JudgeView) -> JudgeView:
-            if v.trajectory_id not in prepared:
-                v.key_frames = choose_key_frames(v, images, differ, self.config.key_frames)
-                prepared.add(v.trajectory_id)
-            return v
-
         samples = {t["trajectory_id"]: t["sample_index"] for t in trajectories}
         verdicts: list[Verdict | None] = [no_outcome(t) if is_fault(t) else None for t in trajectories]
         todo = [i for i, v in enumerate(verdicts) if v is None]  # the rest has no outcome to judge
-        for i, v in zip(todo, self._judge(ctx, self.config.model_role, [views[i] for i in todo], images, prepare,
-                                          samples), strict=True):
+        # Key frames from the thumbnails stored with the frames; only frames a judge sees are read whole.
+        thumbs = reader.thumbs(s.image_sha256 for i in todo for s in views[i].steps)
+        for i in todo:
+            views[i].key_frames = choose_key_frames(views[i], thumbs, self.config.key_frames)
+        for i, v in zip(todo, self._judge(ctx, self.config.model_role, [views[i] for i in todo], reader, samples),
+                        strict=True):
             verdicts[i] = v
         if self.config.fallback_role:
             redo = [i for i in todo if verdicts[i].success is None]
             if redo:
-                again = self._judge(ctx, self.config.fallback_role, [views[i] for i in redo], images, prepare,
-                                    samples)
+                again = self._judge(ctx, self.config.fallback_role, [views[i] for i in redo], reader, samples)
                 for i, v in zip(redo, again, strict=True):
                     v.flags = [*v.flags, f"fallback_after:{verdicts[i].judge_model}"]
                     verdicts[i] = v
@@ -164,24 +157,24 @@ class JudgeStage(Stage):
             r["quality_tier"] = tiers[r["trajectory_id"]]
         return out
 
-    def _judge(self, ctx, role: str, views: list[JudgeView], images: dict[str, bytes], prepare,
+    def _judge(self, ctx, role: str, views: list[JudgeView], reader: ImageReader,
                samples: dict[str, int]) -> list[Verdict]:
         if not views:
             return []
         model = ctx.model(role)
         if model.offline:
-            views = [prepare(v) for v in views]
-
             ocr = ctx.resource(f"ocr:{self.config.ocr_workers}", lambda: ScreenReader(ctx.lake, self.config.ocr_workers))
             judge = OfflineJudge(self.config.threshold)
-            wanted = {sha for v in views for sha in judge.frames_needed(v)}
-            text = ocr.read_many((sha, images[sha]) for sha in sorted(wanted))
+            wanted = sorted({sha for v in views for sha in judge.frames_needed(v)})
+            images = reader.get_many(wanted, missing_ok=True)
+            text = ocr.read_many((sha, images[sha]) for sha in wanted if sha in images)
             return [judge.judge(v, text) for v in views]
 
         # heavy: jinja2, imported when this runs
         from guiforge.judge.model_judge import ajudge
 
         client = ctx.client(role)
+        images = reader.get_many((sha for v in views for _, sha in v.key_frames), missing_ok=True)
         types = {sha: media_type(data) for sha, data in images.items()}
 
         async def one(v: JudgeView) -> Verdict:
@@ -189,9 +182,7 @@ class JudgeStage(Stage):
             with unit(v.task_id, f"{samples.get(v.trajectory_id)}/{role}"):
                 return await ajudge(client, v, {sha: images[sha] for _, sha in v.key_frames}, types)
 
-        # Each view's call goes out as soon as its key frames are chosen, so the endpoint is
-        # busy while the rest of the shard is still being prepared.
-        futures = [submit(one(prepare(v))) for v in views]
+        futures = [submit(one(v)) for v in views]
         return [f.result() for f in futures]
 
     def _rows(self, trajectories, tasks, views, verdicts) -> dict:

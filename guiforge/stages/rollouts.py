@@ -15,7 +15,6 @@ failed (or would not start) is replaced before the next sample.
 from __future__ import annotations
 
 import json
-import random
 from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, Literal
 
@@ -31,7 +30,7 @@ from guiforge.lake.blobs import ShardContent
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.models.base import Message
 from guiforge.models.base import prompt_hash as hash_messages
-from guiforge.selection import BREADTH, DEPTH
+from guiforge.selection import BREADTH, DEPTH, balanced_sample
 from guiforge.stages.base import ShardPlan, Stage, StageConfig
 from guiforge.stages.shared import env_manager, task_world, world_index
 from guiforge.teacher.weaknesses import Weaknesses
@@ -83,29 +82,6 @@ class RolloutsConfig(StageConfig):
         return [(r, self.depth.samples, DEPTH) if i < n else (r, self.samples, BREADTH) for i, r in enumerate(chosen)]
 
 
-def balanced_sample(rows: list[dict], n: int | None, seed: int) -> list[dict]:
-    """Round-robin over domains (seeded), preferring skills not yet picked in a domain."""
-    rng = random.Random(seed)
-    by_domain: dict[str, list[dict]] = {}
-    for r in sorted(rows, key=lambda r: r["task_id"]):
-        by_domain.setdefault(r["domain"], []).append(r)
-    for group in by_domain.values():
-        rng.shuffle(group)
-    order: list[dict] = []
-    seen: dict[str, set[str]] = {d: set() for d in by_domain}
-    domains = sorted(by_domain)
-    while any(by_domain.values()) and (n is None or len(order) < n):
-        for d in domains:
-            group = by_domain[d]
-            if not group or (n is not None and len(order) >= n):
-                continue
-            pick = next((r for r in group if r["skill_id"] not in seen[d]), group[0])
-            group.remove(pick)
-            seen[d].add(pick["skill_id"])
-            order.append(pick)
-    return order
-
-
 class RolloutsStage(Stage):
     kind = "rollouts"
     config_model = RolloutsConfig
@@ -127,6 +103,9 @@ class RolloutsStage(Stage):
 
     def outputs(self) -> list[str]:
         return ["trajectories", "steps", "images"]
+
+    def uses_first(self, table: str):
+        return self.config.tasks if table == "tasks" else None
 
     def failures(self, outputs: dict) -> tuple[dict[str, int], int]:
         return count_failures(outputs.get("trajectories") or [])
