@@ -20,6 +20,7 @@ from guiforge.export.grounding import REFUSAL, export_grounding
 from guiforge.grounding.expressions import expressions, functional, role_position, role_word
 from guiforge.grounding.rows import absent, counts, refusal_pool, screen_rows
 from guiforge.grounding.screens import Screen, render_task
+from guiforge.lake.gc import delete_entries
 from guiforge.lake.store import Lake
 from guiforge.lake.writer import ShardCommit, commit_shard
 from guiforge.orchestration.compile import load_pipeline
@@ -183,3 +184,20 @@ def test_the_default_pipeline_runs_the_grounding_stage():
     assert stage.kind == "grounding" and {"grounding", "images"} <= set(stage.outputs())
     names = [s.name for s in pipeline.stages]
     assert names.index("task_gates") < names.index("grounding")
+
+
+def test_pruning_a_shard_keeps_the_screenshots_other_grounding_rows_name(rendered, tmp_path):
+    """A rerun under a changed config stores no frame an older shard holds, then prunes the
+    older shard: the frames its successors' rows name must stay (lake gc's references)."""
+    lake = Lake(str(tmp_path / "lake"))
+    screen = rendered["screens"][0]
+    sha = hashlib.sha256(screen.image).hexdigest()
+    rows = screen_rows(screen, [], 0, False, "7")[:3]
+    for r in rows:
+        r["image_sha256"] = sha
+    image = {"sha256": sha, "data": screen.image, "width": screen.width, "height": screen.height, "format": "png"}
+    commit_shard(lake, ShardCommit("grounding", RUN, "fp-old", "old"), {"grounding": rows, "images": [image]})
+    commit_shard(lake, ShardCommit("grounding", RUN, "fp-new", "new"), {"grounding": rows, "images": []})
+    old = [e for e in lake.manifest_entries(RUN, "grounding") if e["fingerprint"] == "fp-old"]
+    delete_entries(lake, old)
+    assert lake.read_table("images", run_id=RUN, columns=["sha256"]).column("sha256").to_pylist() == [sha]
