@@ -16,6 +16,7 @@ import random
 
 from pydantic import Field
 
+from guiforge.envs.base import EnvFailure
 from guiforge.faults import shard_faults
 from guiforge.grounding.expressions import role_word
 from guiforge.grounding.rows import counts, refusal_pool, screen_rows
@@ -111,6 +112,8 @@ class GroundingStage(Stage):
             try:
                 screens += render_task(lease, spec, cfg.screens_per_task, str(ctx.seed), cfg.distractor_share,
                                        kind.touch, role_word)
+            except EnvFailure:
+                pass  # a broken instance: this task's screens are left out, the next lease gets a fresh one
             finally:
                 lease.release()
         pool = refusal_pool(screens)
