@@ -19,7 +19,9 @@ text and accessible name, role, input type and placeholder, the list row and the
 (or dialog) it sits in, and a same-origin link's route. The page's visible text comes back
 too, so an expression can be proved absent from the screen (refusal rows).
 
-Like the replay scripts, nothing is left on ``window``: each call sends the function.
+Like the replay scripts, nothing is left on ``window``: each call sends the function. The
+visible box is the apps' own (``guiforge.visibleBox`` in core.js), so the scan runs on the
+apps' pages only.
 """
 
 from __future__ import annotations
@@ -47,35 +49,9 @@ GROUNDING_SCAN = r"""() => {
   };
   const describe = (el) => el ? `${el.tagName.toLowerCase()}${el.id ? "#" + el.id : ""}` +
     `${el.className && typeof el.className === "string" ? "." + el.className.trim().split(/\s+/).join(".") : ""}` : null;
-  // The part of the box that shows: cut by the viewport and every ancestor that clips its
-  // overflow, up to a fixed ancestor (what is above it does not clip it).
+  // The part of the box that shows: the apps' own clip walk (core.js), one map per scan.
   const clips = new Map();
-  const visibleBox = (el, fixed) => {
-    const r = el.getBoundingClientRect();
-    let x0 = Math.max(r.left, 0), y0 = Math.max(r.top, 0);
-    let x1 = Math.min(r.right, innerWidth), y1 = Math.min(r.bottom, innerHeight);
-    if (fixed) return [x0, y0, x1, y1];
-    for (let a = el.parentElement; a && a !== document.body && a !== document.documentElement; a = a.parentElement) {
-      let clip = clips.get(a);
-      if (!clip) {
-        const style = getComputedStyle(a);
-        let rect = null;
-        if (style.overflowX !== "visible" || style.overflowY !== "visible") {
-          const b = a.getBoundingClientRect();
-          const left = b.left + a.clientLeft, top = b.top + a.clientTop;
-          rect = [left, top, left + a.clientWidth, top + a.clientHeight];
-        }
-        clip = { rect, fixed: style.position === "fixed" };
-        clips.set(a, clip);
-      }
-      if (clip.rect) {
-        x0 = Math.max(x0, clip.rect[0]); y0 = Math.max(y0, clip.rect[1]);
-        x1 = Math.min(x1, clip.rect[2]); y1 = Math.min(y1, clip.rect[3]);
-      }
-      if (clip.fixed) break;
-    }
-    return [x0, y0, x1, y1];
-  };
+  const visibleBox = (el, fixed) => guiforge.visibleBox(el, fixed ? null : clips);
   const invisible = (el) => {
     for (let a = el; a && a !== document.documentElement; a = a.parentElement) {
       const s = getComputedStyle(a);

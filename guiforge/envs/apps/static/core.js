@@ -606,6 +606,7 @@ const GF = (() => {
     home() { go("/"); },
     back: systemBack,
     elements,
+    visibleBox,  // the grounding scan's too (guiforge/envs/web/grounding_scan.py)
     focusInfo,
     hit(x, y) {
       const el = document.elementFromPoint(x, y);
