@@ -207,3 +207,28 @@ def rollout_summary(lake: Lake, run_id: str | None = None) -> list[tuple]:
             FROM per_task GROUP BY domain ORDER BY domain""").fetchall()
     finally:
         con.close()
+
+
+def grounding_summary(lake: Lake, run_id: str | None = None) -> list[tuple]:
+    """Per domain: screens rendered for grounding, rows, refusals, near misses, small
+    targets, rows on dense screens, and the share of rendered boxes that failed the hit test
+    (occluded or hidden: never emitted)."""
+    rows, screens = table_source(lake, "grounding"), table_source(lake, "grounding_screens")
+    if not (rows and screens):
+        return []
+    con = connect(lake)
+    where = f"WHERE run_id = {_quote(run_id)}" if run_id else ""
+    try:
+        return con.execute(f"""
+            WITH g AS (
+                SELECT domain, count(*) AS n, sum(refusal::INT) AS refusals, sum(near_miss::INT) AS near,
+                       sum(small_target::INT) AS small, sum(dense_screen::INT) AS dense
+                FROM {rows} {where} GROUP BY domain),
+            s AS (
+                SELECT domain, count(*) AS screens,
+                       round(sum(n_occluded + n_hidden) / nullif(sum(n_ok + n_occluded + n_hidden), 0), 4) AS failing
+                FROM {screens} {where} GROUP BY domain)
+            SELECT domain, s.screens, g.n, g.refusals, g.near, g.small, g.dense, s.failing
+            FROM g JOIN s USING (domain) ORDER BY domain""").fetchall()
+    finally:
+        con.close()

@@ -325,15 +325,24 @@ def export_cmd(
                             "(each tier also has its own config: sft_gold, sft_silver, sft_partial)")] = "gold,silver",
     prm: Annotated[bool, typer.Option("--prm", help="also write process-reward rows (screen, history, action -> "
                                                     "progress delta) for every valid trajectory")] = False,
+    kind: Annotated[str, typer.Option(
+        "--kind", help="sft (SFT rows and RL prompts) | grounding (the grounding stage's rows: ScreenSpot JSON and "
+                       "TRL rows with the point as the target)")] = "sft",
 ) -> None:
     """Write the run's training datasets: SFT rows (a config per quality tier too), the RL prompt
-    set with its per-step rewards, a dataset card."""
+    set with its per-step rewards, the preference pairs, a dataset card (or, with --kind
+    grounding, the grounding rows)."""
     # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.export import ExportOptions, commit_export, export_run
     from guiforge.lake.store import Lake
     from guiforge.orchestration.compile import load_pipeline
 
     store = Lake(lake or load_pipeline(None).config.lake)
+    if kind == "grounding":
+        _export_grounding(store, out_dir, run_id, coords, validation, test)
+        return
+    if kind != "sft":
+        raise GuiforgeError(f"--kind: {kind!r} is not an export kind; use sft or grounding")
     options = ExportOptions(per_task=samples_per_task or None, max_length=max_length or None, validation=validation,
                             test=test, rl_protocol=rl_protocol,
                             sft_tiers=tuple(t.strip() for t in sft_tiers.split(",") if t.strip()), prm=prm)
@@ -347,6 +356,21 @@ def export_cmd(
               f"{result.n_rl} RL prompts; accepted by {how}; {f['excluded']} left out (see exclusions); "
               f"{f['rows_per_s']} rows/s, {f['sft_bytes_per_step']} bytes per SFT step "
               f"(raw lake {f['raw_bytes_per_step']})", soft_wrap=True)
+
+
+def _export_grounding(store, out_dir: Path, run_id: str | None, coords: str | None, validation: float,
+                      test: float) -> None:
+    # heavy: datasets, pyarrow (the grounding export's writers), imported when this runs
+    from guiforge.export import commit_export
+    from guiforge.export.grounding import export_grounding
+
+    result = export_grounding(store, out_dir, run_id, coords or "grid999", validation, test)
+    commit_export(store, result)
+    f = result.figures
+    domains = ", ".join(f"{d} {n}" for d, n in sorted(f["by_domain"].items()))
+    out.print(f"exported the grounding rows of run {result.run_id} to {out_dir} ({result.coords}): {f['rows']} rows "
+              f"({domains}; {f['refusals']} refusals) over {f['images']} screenshots; {f['rows_per_s']} rows/s",
+              soft_wrap=True, highlight=False)
 
 
 def _print_stats(lake_uri: str, run_id: str | None) -> None:
@@ -391,6 +415,7 @@ def _print_stats(lake_uri: str, run_id: str | None) -> None:
             ro.add_row(*(str(v) for v in row))
         out.print(ro)
     print_failures(out, lake, run_id)
+    _print_grounding(lake, run_id)
     _print_curation(lake, run_id)
     print_tiers(out, lake, run_id)
     _print_rounds(lake, run_id)
@@ -443,6 +468,23 @@ def _print_curation(lake, run_id: str | None) -> None:
         else:
             out.print("judge per skill: every skill's verifier-passed trajectories are mostly accepted "
                       "(per skill: the judge_audit view)")
+
+
+def _print_grounding(lake, run_id: str | None) -> None:
+    """Grounding rows by domain: expressions, refusals, near misses, small targets, and the
+    share of rendered boxes that failed the hit test (never emitted)."""
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
+    from guiforge.catalog import grounding_summary
+
+    rows = grounding_summary(lake, run_id)
+    if rows:
+        gt = Table(title="grounding rows by domain (boxes hit-tested; failures never emitted)")
+        for col in ("domain", "screens", "rows", "refusals", "near misses", "small targets", "dense-screen rows",
+                    "boxes failing hit test"):
+            gt.add_column(col, justify="left" if col == "domain" else "right")
+        for row in rows:
+            gt.add_row(*("-" if v is None else str(v) for v in row))
+        out.print(gt)
 
 
 def _print_rounds(lake, run_id: str | None) -> None:

@@ -442,6 +442,73 @@ TABLES: dict[str, TableSpec] = {
             ],
             ("export_id", "kind", "n_rows"),
         ),
+        _spec(
+            "grounding",
+            "A referring expression for one element of a rendered screen, its box and centre (or a refusal)",
+            ("grounding_id",),
+            [
+                _f("grounding_id", pa.string(), False),
+                _f("screen_id", pa.string(), False),
+                _f("task_id", pa.string()),  # the task whose app state the screen shows
+                _f("world_id", pa.string()),
+                _f("domain", pa.string(), False),
+                _f("app", pa.string()),
+                _f("route", pa.string()),
+                _f("theme", pa.string()),
+                _f("viewport", pa.list_(pa.int32())),  # CSS width, height
+                _f("distractors", _str_list),  # distractor kinds on screen (cookie, dialog, toast)
+                _f("image_sha256", pa.string(), False),
+                _f("image_width", pa.int32()),
+                _f("image_height", pa.int32()),
+                _f("instruction", pa.string(), False),
+                # text | role_position | functional | instruction | refusal
+                _f("expression_kind", pa.string(), False),
+                _f("data_type", pa.string()),  # text (the element shows text) | icon | none (refusal)
+                _f("refusal", pa.bool_(), False),  # the expression names an element not on this screen
+                _f("near_miss", pa.bool_()),  # another element on screen has the same or a similar name
+                _f("small_target", pa.bool_()),  # under 0.1% of the screen's area
+                _f("dense_screen", pa.bool_()),  # 40 or more hit-testable elements on the screen
+                _f("n_elements", pa.int32()),  # hit-testable elements on the screen
+                _f("element_role", pa.string()),
+                _f("element_name", pa.string()),
+                _f("element_id", pa.string()),
+                # [x, y, width, height] in screenshot pixels; null for a refusal
+                _f("bbox", pa.list_(pa.int32())),
+                _f("point_x", pa.int32()),  # the box's centre in screenshot pixels, hit-tested
+                _f("point_y", pa.int32()),
+                _f("grid_x", pa.int32()),  # the same point on the 0-999 grid
+                _f("grid_y", pa.int32()),
+                _f("distractor_bbox", pa.list_(pa.int32())),  # the near miss's box
+                _f("distractor_name", pa.string()),
+            ],
+            ("grounding_id", "image_sha256", "instruction", "bbox", "refusal"),
+        ),
+        _spec(
+            "grounding_screens",
+            "A screen rendered for grounding: its elements by hit-test outcome",
+            ("screen_id",),
+            [
+                _f("screen_id", pa.string(), False),
+                _f("task_id", pa.string()),
+                _f("domain", pa.string(), False),
+                _f("app", pa.string()),
+                _f("route", pa.string()),
+                _f("via", pa.string()),  # the element pressed to reach it from the app's start (null: the start)
+                _f("theme", pa.string()),
+                _f("viewport", pa.list_(pa.int32())),
+                _f("distractors", _str_list),
+                _f("image_sha256", pa.string(), False),
+                _f("n_candidates", pa.int32()),  # interactive elements rendered
+                _f("n_ok", pa.int32()),  # visible and hit-testable at their centre: the only ones emitted
+                _f("n_occluded", pa.int32()),  # something else is hit at the centre
+                _f("n_hidden", pa.int32()),  # visibility hidden or opacity 0
+                _f("n_offscreen", pa.int32()),  # outside the viewport or clipped away
+                _f("n_rows", pa.int32()),
+                _f("n_refusals", pa.int32()),
+                _f("render_s", pa.float64()),
+            ],
+            ("screen_id", "domain", "n_candidates", "n_ok", "n_occluded"),
+        ),
     ]
 }
 

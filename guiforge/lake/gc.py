@@ -25,7 +25,8 @@ from guiforge.lake.store import Lake
 
 # content table -> the (table, column) pairs whose values name its hashes
 REFERENCES: dict[str, tuple[tuple[str, str], ...]] = {
-    "images": (("steps", "image_sha256"), ("judgments", "evidence_images")),
+    "images": (("steps", "image_sha256"), ("judgments", "evidence_images"), ("grounding", "image_sha256"),
+               ("grounding_screens", "image_sha256")),
     "blobs": (),
 }
 KEPT_STAGE = "_kept"

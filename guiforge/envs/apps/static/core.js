@@ -631,6 +631,7 @@ const GF = (() => {
     go(to) { go(to); return location.pathname; },
     back: systemBack,
     elements,
+    visibleBox,  // the grounding scan's too (guiforge/envs/web/grounding_scan.py)
     focusInfo,
     hit(x, y) {
       const el = document.elementFromPoint(x, y);
