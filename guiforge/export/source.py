@@ -23,6 +23,7 @@ from guiforge.errors import GuiforgeError
 from guiforge.failures import failure_kind, is_fault
 from guiforge.judge.tiers import assign_tiers, worst
 from guiforge.lake.exclusions import exclusion_row
+from guiforge.lake.manifests import all_entries
 from guiforge.lake.runlog import provenance_records
 from guiforge.lake.store import Lake
 
@@ -100,6 +101,13 @@ def _rows(lake: Lake, table: str, run_id: str, columns: list[str] | None = None)
 
 def _table_bytes(lake: Lake, table: str, run_id: str) -> int:
     return sum(lake.fs.size(f.path) for f in lake.shard_files(table, run_id))
+
+
+def _trajectory_image_bytes(lake: Lake, run_id: str) -> int:
+    """The run's frames less the grounding stage's screens (not frames of any step)."""
+    grounding = sum(e.body["outputs"]["images"].get("bytes", 0) for e in all_entries(lake, run_id)
+                    if "grounding" in e.body.get("outputs", {}) and "images" in e.body["outputs"])
+    return max(_table_bytes(lake, "images", run_id) - grounding, 0)
 
 
 def read_images(lake: Lake, hashes: set[str], run_id: str | None = None) -> dict[str, dict[str, Any]]:
@@ -198,7 +206,7 @@ def load_source(lake: Lake, run_id: str | None = None) -> Source:
             by_task[t["task_id"]] = first[0]
             src.first_harness[t["task_id"]] = harness_of(t)
     src.first_steps = by_task
-    src.raw_bytes = {name: _table_bytes(lake, name, run) for name in ("steps", "images")}
+    src.raw_bytes = {"steps": _table_bytes(lake, "steps", run), "images": _trajectory_image_bytes(lake, run)}
     return src
 
 
