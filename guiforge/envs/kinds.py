@@ -35,21 +35,22 @@ _made: dict[str, tuple[object, EnvKind]] = {}
 _lock = threading.RLock()
 
 
-class AdapterKind(EnvKind):
-    """An adapter class registered on its own: the facts of the kind of its ``domain``, its
-    own instances. Every method but :meth:`make` is the wrapped kind's (methods EnvKind
-    defines are not reached by ``__getattr__``, so each is passed on by name): a remote pool
-    of an outside kind's instances keeps that kind's variants, health check and reward."""
+class KindOf(EnvKind):
+    """Another kind's facts (``facts``) under a kind that changes only how its instances are
+    made. Every method is the wrapped kind's (methods EnvKind defines are not reached by
+    ``__getattr__``, so each is passed on by name): variants, looks, prompt, setup, health
+    check and reward stay those of the kind wrapped."""
 
     FACTS = ("domain", "surface", "notes", "action_sets", "touch", "capacity", "success_at", "default_variant",
              "computer", "reference_dialect")
 
-    def __init__(self, cls: type[Environment], facts: EnvKind):
-        self.adapter, self.facts = cls, facts
+    def __init__(self, facts: EnvKind):
+        self.facts = facts
         for name in self.FACTS:  # EnvKind's defaults would hide the wrapped kind's values
-            setattr(self, name, getattr(facts, name))
+            if not isinstance(getattr(type(self), name, None), property):  # a subclass's own answer wins
+                setattr(self, name, getattr(facts, name))
 
-    def __getattr__(self, name: str) -> Any:  # every fact the adapter does not change
+    def __getattr__(self, name: str) -> Any:  # every fact the wrapper does not change
         return getattr(self.__dict__["facts"], name)
 
     def setup(self, task, world):
@@ -89,6 +90,16 @@ class AdapterKind(EnvKind):
     def evaluator(self) -> str | None:
         # the worker makes a fresh instance of the class it names: the wrapped kind's
         return self.facts.evaluator()
+
+
+class AdapterKind(KindOf):
+    """An adapter class registered on its own: the facts of the kind of its ``domain``, its
+    own instances (a remote pool of an outside kind's instances keeps that kind's variants,
+    health check and reward)."""
+
+    def __init__(self, cls: type[Environment], facts: EnvKind):
+        super().__init__(facts)
+        self.adapter = cls
 
 
 def resolve_kind(ref: str) -> EnvKind:

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from guiforge.envs.base import Environment, EnvSpec
 from guiforge.envs.kind import EnvKind
-from guiforge.envs.kinds import RunKinds
+from guiforge.envs.kinds import KindOf, RunKinds
 from guiforge.envs.service.client import HostPool, RemoteEnv
 
 
@@ -31,55 +31,19 @@ def host_problem(url: Any) -> str | None:
     return None
 
 
-class RemoteKind(EnvKind):
-    """The facts of ``facts`` (the domain's own kind), instances on the env hosts."""
+class RemoteKind(KindOf):
+    """The facts of ``facts`` (the domain's own kind), instances on the env hosts; the setup is
+    built here, from this run's worlds, then sent, and the verifier runs here, on the final
+    state the host sends."""
 
     def __init__(self, facts: EnvKind, pool: HostPool):
-        self.facts, self.pool = facts, pool
-        self.domain, self.surface, self.action_sets = facts.domain, facts.surface, facts.action_sets
-        self.touch, self.success_at, self.notes = facts.touch, facts.success_at, facts.notes
-
-    def __getattr__(self, name: str) -> Any:  # every fact the remote pool does not change
-        return getattr(self.__dict__["facts"], name)
+        super().__init__(facts)
+        self.pool = pool
 
     @property
     def capacity(self) -> int | None:  # type: ignore[override]
         # the slots of the live hosts serving this domain: more instances would only queue
         return self.pool.slots(self.domain)
-
-    def variants(self):
-        return self.facts.variants()
-
-    def actions(self, variant=None):
-        return self.facts.actions(variant)
-
-    def points(self, variant=None):
-        return self.facts.points(variant)
-
-    def surface_for(self, variant=None):
-        return self.facts.surface_for(variant)
-
-    def notes_for(self, variant=None):
-        return self.facts.notes_for(variant)
-
-    def setup(self, task, world):
-        return self.facts.setup(task, world)  # built here, from this run's worlds, then sent
-
-    def spec(self, variant=None, presentation=None, **options):
-        return self.facts.spec(variant, presentation, **options)
-
-    def healthy(self, env):
-        return self.facts.healthy(env)
-
-    def evaluate(self, task, state):
-        return self.facts.evaluate(task, state)
-
-    @property
-    def graded(self) -> bool:
-        return self.facts.graded
-
-    def evaluator(self) -> str | None:
-        return self.facts.evaluator()  # the verifier runs here, on the final state the host sends
 
     def make(self, spec: EnvSpec) -> Environment:
         served = self.pool.kinds()
