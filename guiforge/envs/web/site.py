@@ -127,7 +127,7 @@ class SiteEnv(WebEnv):
         s = self.session
         if s is None or not s.alive() or not s.browser.is_connected() or s.page.is_closed():
             return False
-        try:  # the page must still be on the site (not an error page or another origin)
-            return urlsplit(s.page.url).hostname == SITE_HOST and s.page.evaluate("() => 1") == 1
+        try:  # the document must be the site's: not an error page (whatever page.url still says) nor another origin
+            return s.page.evaluate("() => location.origin") == SITE_ORIGIN
         except Exception:
             return False
