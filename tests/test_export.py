@@ -46,8 +46,10 @@ def lake(tmp_path_factory) -> Lake:
            "stages": {"personas": {"count": 8, "shard_size": 4}, "worlds": {}, "skills": {"include": [CARD]},
                       "task_candidates": {"per_world": 2}, "task_gates": {"concurrency": 2},
                       # two tiers: one task sampled 4 times (depth), the other once (breadth)
+                      # the teacher types wrong values and never fixes them, so the depth task has mixed outcomes and pairs
                       "rollouts": {"samples": 1, "depth": {"tasks": 1, "samples": 4}, "tasks": 2,
-                                   "tasks_per_shard": 2, "concurrency": 2, "phone_screenshots": "css"},
+                                   "tasks_per_shard": 2, "concurrency": 2, "phone_screenshots": "css",
+                                   "noise": {"wrong_value": 0.5, "recover": 0.0}},
                       "preference_pairs": {},
                       "export": {"formats": ["hf", "llamafactory"], "coords": "grid1000"}}}
     run_pipeline(build_pipeline(cfg, "x.yaml", lake=str(root)), executor="local")

@@ -6,7 +6,8 @@ builder (``export.rows.step_prompt``: context policy, relabelled history, the ta
 and convention); *chosen* is the successful sample's action at that moment and *rejected* the
 failed sample's, each written as the target's assistant turn with the thought its teacher
 recorded beside it (both from the same source, so style never tells them apart). A row's
-``messages`` are the prompt, then chosen, then rejected: the budget fits both replies at once.
+``messages`` are the prompt, then chosen, then rejected; the budget fits the prompt with the
+longer reply, as a DPO trainer reads each side (:func:`fit_pair_rows`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from guiforge.export.budget import Budget, fit_rows
 from guiforge.export.rows import ExportRow, recorded_in, row_lineage, step_prompt
 from guiforge.export.select import row_key
 from guiforge.export.source import Source, harness_of
@@ -78,3 +80,22 @@ def pair_rows(src: Source, target: Target, context: ContextPolicy | None = None)
         }))
     return rows
 
+
+
+def fit_pair_rows(rows: list[ExportRow], images: dict[str, dict[str, Any]], budget: Budget, exclude) -> list[ExportRow]:
+    """Pair rows fitted as a DPO trainer reads them: the prompt with one reply at a time
+    (chosen, then rejected, each up to ``max_length``), so the budget holds the prompt and
+    the longer reply, not both replies at once."""
+    held: dict[int, tuple[int, dict[str, Any]]] = {}
+    for row in rows:  # set the shorter reply aside while the row is fitted
+        chosen, rejected = row.messages[-2], row.messages[-1]
+        shorter = -2 if len(json.dumps(chosen)) <= len(json.dumps(rejected)) else -1
+        held[id(row)] = (shorter, row.messages.pop(shorter))
+    kept = fit_rows(rows, images, budget, True, exclude)
+    for row in rows:
+        shorter, message = held[id(row)]
+        if shorter == -2:
+            row.messages.insert(len(row.messages) - 1, message)
+        else:
+            row.messages.append(message)
+    return kept

@@ -17,7 +17,7 @@ from guiforge.errors import GuiforgeError
 from guiforge.export.budget import PIXEL_CONVENTIONS, Budget, fit_rows
 from guiforge.export.figures import export_figures, screen_figures
 from guiforge.export.formats import EXPORT_FORMATS, ExportJob
-from guiforge.export.pairs import pair_rows
+from guiforge.export.pairs import fit_pair_rows, pair_rows
 from guiforge.export.rewards import progress_rows, rl_step_rows
 from guiforge.export.rows import rl_rows, sft_rows
 from guiforge.export.select import assign_splits, split_group
@@ -150,8 +150,8 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
         tiered = fit_rows(tiered, images, Budget(fitted, options.min_image_tokens), True,
                           lambda r, why: src.exclude("budget", why, f"{r.columns['trajectory_id']}#"
                                                                     f"{r.columns['step_index']}", "steps"))
-        pairs = fit_rows(pairs, images, Budget(fitted, options.min_image_tokens), True,
-                         lambda r, why: src.exclude("budget", why, r.columns["pair_id"], "preference_pairs"))
+        pairs = fit_pair_rows(pairs, images, Budget(fitted, options.min_image_tokens),
+                              lambda r, why: src.exclude("budget", why, r.columns["pair_id"], "preference_pairs"))
     sft = [r for r in tiered if r.columns["quality_tier"] in options.sft_tiers]
     if not sft and not rl and not pairs:
         reasons = Counter(e["reason"].split(":")[0] for e in src.exclusions).most_common(3)
