@@ -68,6 +68,8 @@ def _curation_rows(lake: Lake, run_id: str) -> dict[str, list[dict]]:
 def full_lake(tmp_path_factory) -> tuple[Lake, str]:
     root = tmp_path_factory.mktemp("report") / "lake"
     data, _ = load_yaml(TINY)
+    # a teacher that types wrong values and never fixes them: failures to report, whatever tasks are drawn
+    data["stages"]["rollouts"]["noise"] = {"wrong_value": 0.5, "recover": 0.0}
     pipeline = build_pipeline(data, str(TINY), lake=str(root))
     run_pipeline(pipeline, executor="local")
     lake = Lake(root)

@@ -42,8 +42,9 @@ def config() -> dict:
                    "judge": {"provider": "openai", "model": JUDGE_MODEL, "base_url": None, "api_key_env": "LOCAL_KEY"}},
         "stages": {"personas": {"count": 4, "shard_size": 4}, "worlds": {}, "skills": {},
                    "task_candidates": {"per_world": 3}, "task_gates": {"package_gate": False, "shard_size": 12},
+                   # wrong values typed and never fixed: failing skills to filter to, whatever tasks are drawn
                    "rollouts": {"samples": 2, "tasks": 4, "tasks_per_shard": 2, "concurrency": 2,
-                                "phone_screenshots": "css"},
+                                "phone_screenshots": "css", "noise": {"wrong_value": 0.5, "recover": 0.0}},
                    "judge": {"key_frames": 2}},
     }
 
