@@ -73,37 +73,31 @@ def write_llamafactory(folder: Path, rows: list[ExportRow], images: dict[str, di
     tags = {"role_tag": "role", "content_tag": "content", "user_tag": "user", "assistant_tag": "assistant",
             "system_tag": "system"}
     info: dict[str, Any] = {}
+    n = _write_datasets(folder, info, DATASET, rows, lambda r: sharegpt(r, images), {"messages": "messages"}, tags)
+    n_pairs = _write_datasets(folder, info, PAIRS, pairs, lambda r: pairwise(r, images),
+                              {"messages": "messages", "chosen": "chosen", "rejected": "rejected"}, tags,
+                              ranking=True)
+    (folder / "dataset_info.json").write_text(json.dumps(info, indent=1))
+    return {"rows": n, "images": written, "pairs": n_pairs}
+
+
+def _write_datasets(folder: Path, info: dict[str, Any], name: str, rows: list, record, columns: dict[str, str],
+                    tags: dict[str, str], ranking: bool = False) -> int:
+    """One JSON file per (with or without images, split) of ``rows``, each entered in
+    ``info`` (dataset_info.json); returns the records written."""
     n = 0
-    for name, visual in ((DATASET, True), (f"{DATASET}_text", False)):
+    for entry_name, visual in ((name, True), (f"{name}_text", False)):
         for split in ("train", "validation", "test"):
             part = [r for r in rows if bool(r.images) == visual and r.split == split]
             if not part:
                 continue
-            entry = name if split == "train" else f"{name}_{split}"
-            records = [sharegpt(r, images) for r in part]
+            entry = entry_name if split == "train" else f"{entry_name}_{split}"
+            records = [record(r) for r in part]
             if not visual:
                 for rec in records:
                     rec.pop("images")
             (folder / f"{entry}.json").write_text(json.dumps(records, ensure_ascii=False))
-            info[entry] = {"file_name": f"{entry}.json", "formatting": "sharegpt",
-                           "columns": {"messages": "messages", **({"images": "images"} if visual else {})},
-                           "tags": tags}
-            n += len(records)
-    n_pairs = 0
-    for name, visual in ((PAIRS, True), (f"{PAIRS}_text", False)):
-        for split in ("train", "validation", "test"):
-            part = [r for r in pairs if bool(r.images) == visual and r.split == split]
-            if not part:
-                continue
-            entry = name if split == "train" else f"{name}_{split}"
-            records = [pairwise(r, images) for r in part]
-            if not visual:
-                for rec in records:
-                    rec.pop("images")
-            (folder / f"{entry}.json").write_text(json.dumps(records, ensure_ascii=False))
-            columns = {"messages": "messages", "chosen": "chosen", "rejected": "rejected"}
-            info[entry] = {"file_name": f"{entry}.json", "formatting": "sharegpt", "ranking": True,
+            info[entry] = {"file_name": f"{entry}.json", "formatting": "sharegpt", **({"ranking": True} if ranking else {}),
                            "columns": {**columns, **({"images": "images"} if visual else {})}, "tags": tags}
-            n_pairs += len(records)
-    (folder / "dataset_info.json").write_text(json.dumps(info, indent=1))
-    return {"rows": n, "images": written, "pairs": n_pairs}
+            n += len(records)
+    return n
