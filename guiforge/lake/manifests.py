@@ -5,6 +5,9 @@ their file name) so that nothing any manifest points at is ever taken for an orp
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,9 +44,38 @@ def manifest_files(lake: Lake, run_id: str | None = None) -> list[tuple[str, str
     return out
 
 
+# (lake uri, run id or None) -> its entries, while a read-only command holds a snapshot
+_snapshot: ContextVar[dict[tuple[str, str | None], list[Entry]] | None] = ContextVar("manifest_snapshot",
+                                                                                     default=None)
+
+
+@contextmanager
+def entries_snapshot() -> Iterator[None]:
+    """Within this block each lake's entries are listed and parsed once, then served from
+    memory: for a read-only command (``guiforge stats``) whose parts each ask for every
+    entry (thousands of files in a large run). Never around code that commits."""
+    token = _snapshot.set({})
+    try:
+        yield
+    finally:
+        _snapshot.reset(token)
+
+
 def all_entries(lake: Lake, run_id: str | None = None, damaged: list[DamagedManifest] | None = None) -> list[Entry]:
     """Every manifest entry (of one run, or of the lake). An unreadable one raises
     :class:`DamagedManifest`, or is added to ``damaged`` when a list is given."""
+    cache = _snapshot.get()
+    if cache is None or damaged is not None:
+        return _read_entries(lake, run_id, damaged)
+    whole = cache.get((lake.uri, None))
+    if whole is not None:  # the whole lake was read already: a run's entries are a part of it
+        return [e for e in whole if run_id is None or e.run_id == run_id]
+    if (lake.uri, run_id) not in cache:
+        cache[(lake.uri, run_id)] = _read_entries(lake, run_id, None)
+    return list(cache[(lake.uri, run_id)])
+
+
+def _read_entries(lake: Lake, run_id: str | None, damaged: list[DamagedManifest] | None) -> list[Entry]:
     out = []
     for run, stage, p in manifest_files(lake, run_id):
         try:

@@ -36,6 +36,7 @@ from guiforge.errors import GuiforgeError
 from guiforge.lake.tables import table_spec
 
 MANIFEST_DIR = "_manifest"
+MERGED_READS_KEPT = 4  # merged files kept read per Lake (a reader alternates between a few tables)
 TMP_MARK = ".tmp-"
 COMPACT_STAGE = "_compact"  # entries of merged files (guiforge.lake.compact)
 
@@ -114,6 +115,8 @@ class Lake:
         if self.is_local:
             self.root = os.path.abspath(self.root)
         self._merges: dict[str, dict[str, tuple[str, int, int]]] = {}  # run -> small path -> where merged
+        # (merged file, columns) -> its rows: a reader of many merged shards reads the file once
+        self._merged_reads: dict[tuple[str, tuple[str, ...] | None], pa.Table] = {}
 
     def __repr__(self) -> str:
         return f"Lake({self.uri!r})"
@@ -278,8 +281,20 @@ class Lake:
             merged = self.merged_into(path)
             if merged is None:
                 raise
-        with self.fs.open(self.resolve(merged[0]), "rb") as fh:
-            return pq.read_table(fh, columns=columns).slice(merged[1], merged[2])
+        return self._read_merged(merged[0], columns).slice(merged[1], merged[2])
+
+    def _read_merged(self, path: str, columns: list[str] | None) -> pa.Table:
+        """A merged file's rows, kept for the next shard read from it (merged files are
+        named by their content and never rewritten); the few most recent only."""
+        key = (path, None if columns is None else tuple(columns))
+        table = self._merged_reads.pop(key, None)
+        if table is None:
+            with self.fs.open(self.resolve(path), "rb") as fh:
+                table = pq.read_table(fh, columns=columns)
+        self._merged_reads[key] = table  # most recent last
+        while len(self._merged_reads) > MERGED_READS_KEPT:
+            del self._merged_reads[next(iter(self._merged_reads))]
+        return table
 
     def merged_into(self, path: str) -> tuple[str, int, int] | None:
         """(merged file, offset, rows) of a shard file compaction merged; None if it was not."""
