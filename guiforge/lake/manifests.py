@@ -7,11 +7,17 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from guiforge.lake.store import MANIFEST_DIR, TMP_MARK, DamagedManifest, Lake, read_manifest
+from guiforge.lake.store import (
+    MANIFEST_DIR,
+    READ_ONCE,
+    TMP_MARK,
+    DamagedManifest,
+    Lake,
+    read_manifest,
+)
 
 
 @dataclass
@@ -44,35 +50,31 @@ def manifest_files(lake: Lake, run_id: str | None = None) -> list[tuple[str, str
     return out
 
 
-# (lake uri, run id or None) -> its entries, while a read-only command holds a snapshot
-_snapshot: ContextVar[dict[tuple[str, str | None], list[Entry]] | None] = ContextVar("manifest_snapshot",
-                                                                                     default=None)
-
-
 @contextmanager
 def entries_snapshot() -> Iterator[None]:
     """Within this block each lake's entries are listed and parsed once, then served from
     memory: for a read-only command (``guiforge stats``) whose parts each ask for every
     entry (thousands of files in a large run). Never around code that commits."""
-    token = _snapshot.set({})
+    token = READ_ONCE.set({})
     try:
         yield
     finally:
-        _snapshot.reset(token)
+        READ_ONCE.reset(token)
 
 
 def all_entries(lake: Lake, run_id: str | None = None, damaged: list[DamagedManifest] | None = None) -> list[Entry]:
     """Every manifest entry (of one run, or of the lake). An unreadable one raises
     :class:`DamagedManifest`, or is added to ``damaged`` when a list is given."""
-    cache = _snapshot.get()
+    cache = READ_ONCE.get()
     if cache is None or damaged is not None:
         return _read_entries(lake, run_id, damaged)
-    whole = cache.get((lake.uri, None))
-    if whole is not None:  # the whole lake was read already: a run's entries are a part of it
+    whole = cache.get(("entries", lake.uri, None))
+    if whole is not None:  # the whole lake was listed already: a run's entries are a part of it
         return [e for e in whole if run_id is None or e.run_id == run_id]
-    if (lake.uri, run_id) not in cache:
-        cache[(lake.uri, run_id)] = _read_entries(lake, run_id, None)
-    return list(cache[(lake.uri, run_id)])
+    key = ("entries", lake.uri, run_id)
+    if key not in cache:
+        cache[key] = _read_entries(lake, run_id, None)
+    return list(cache[key])
 
 
 def _read_entries(lake: Lake, run_id: str | None, damaged: list[DamagedManifest] | None) -> list[Entry]:

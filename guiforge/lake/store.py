@@ -25,6 +25,7 @@ import posixpath
 import re
 import uuid
 from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,8 +71,23 @@ class DamagedManifest(GuiforgeError):
                          f"`guiforge lake check --lake {lake.uri}` lists the damage and how to repair it")
 
 
+# What a read-only command read, while it holds a snapshot (manifests.entries_snapshot):
+# manifest entries by path, and the entry lists built from them.
+READ_ONCE: ContextVar[dict[Any, Any] | None] = ContextVar("lake_read_once", default=None)
+
+
 def read_manifest(lake: Lake, path: str) -> dict[str, Any]:
-    """One manifest entry, checked for the fields readers rely on."""
+    """One manifest entry, checked for the fields readers rely on (read once per snapshot)."""
+    cache = READ_ONCE.get()
+    if cache is None:
+        return _read_manifest(lake, path)
+    key = ("manifest", lake.uri, path)
+    if key not in cache:
+        cache[key] = _read_manifest(lake, path)
+    return cache[key]
+
+
+def _read_manifest(lake: Lake, path: str) -> dict[str, Any]:
     try:
         with lake.fs.open(path, "rb") as fh:
             body = json.loads(fh.read())
