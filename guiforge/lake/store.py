@@ -290,6 +290,12 @@ class Lake:
     def read_shard(self, path: str, columns: list[str] | None = None) -> pa.Table:
         """One shard file; ``path`` as recorded (relative to the root, or an old absolute one).
         A shard merged by ``guiforge lake compact`` is read from its rows in the merged file."""
+        known = self._known_merge(path)
+        if known is not None:  # straight to the merged rows: no failed open per merged shard
+            try:
+                return self._read_merged(known[0], columns).slice(known[1], known[2])
+            except FileNotFoundError:
+                self._merges.clear()  # merged again or pruned since the map was read
         try:
             with self.fs.open(self.resolve(path), "rb") as fh:
                 return pq.read_table(fh, columns=columns)
@@ -311,6 +317,14 @@ class Lake:
         while len(self._merged_reads) > MERGED_READS_KEPT:
             del self._merged_reads[next(iter(self._merged_reads))]
         return table
+
+    def _known_merge(self, path: str) -> tuple[str, int, int] | None:
+        """Where a shard was merged, if this Lake has read its run's merge map already."""
+        if not self._merges:
+            return None
+        rel = self.relative(path)
+        run = next((part[4:] for part in rel.split("/") if part.startswith("run=")), None)
+        return self._merges.get(run, {}).get(rel) if run is not None else None
 
     def merged_into(self, path: str) -> tuple[str, int, int] | None:
         """(merged file, offset, rows) of a shard file compaction merged; None if it was not."""
