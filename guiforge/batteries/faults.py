@@ -49,7 +49,7 @@ def battery_pipeline(lake: str, teacher_url: str, judge_url: str, rates: dict | 
                      short: bool = False) -> dict[str, Any]:
     """The smoke pipeline (data/pipelines/smoke.yaml) with every fault at 10% (or ``rates``);
     ``short``: fewer personas, candidates and rollouts, no desktop (a couple of minutes)."""
-    size = ({"personas": 4, "per_world": 2, "tasks": 4, "samples": 3, "gates": 4} if short else
+    size = ({"personas": 4, "per_world": 3, "tasks": 4, "samples": 3, "gates": 6} if short else
             {"personas": 8, "per_world": 6, "tasks": 8, "samples": 4, "gates": 12})
     endpoint = {"api_key_env": KEY_ENV, "timeout_s": 2, "max_retries": 1, "cache": False}
     rates = rates or (SHORT_RATES if short else every_fault(0.1))
