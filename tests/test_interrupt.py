@@ -65,7 +65,7 @@ def differences(got: dict[str, list], want: dict[str, list]) -> str:
     lines = []
     for table in want:
         extra, missing = set(got[table]) - set(want[table]), set(want[table]) - set(got[table])
-        lines += [f"{table}: {len(extra)} extra, {len(missing)} missing"]
+        lines += [f"{table}: {len(got[table])} rows against {len(want[table])}, {len(extra)} extra, {len(missing)} missing"]
         lines += [f"  + {row}" for row in sorted(extra)[:8]] + [f"  - {row}" for row in sorted(missing)[:8]]
     return "\n".join(lines)
 
