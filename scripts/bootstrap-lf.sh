@@ -12,6 +12,7 @@
 # fastapi) and the hubs' clients (modelscope) are left out: training never imports them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/venv-pip.sh
 
 PYTHON=${PYTHON:-python3}
 # torch==2.13.0 resolves to the CPU wheel on this machine's disk; a plain `torch` pulls CUDA
@@ -25,16 +26,9 @@ want=$(printf '%s\n' "${LF_PACKAGES[@]}" "${NODEPS_PACKAGES[@]}" | cat - scripts
 if [ ! -x .venv-lf/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "bootstrap-lf: creating .venv-lf with llamafactory 0.9.5 (a few minutes)"
   [ -x .venv-lf/bin/python ] || "$PYTHON" -m venv .venv-lf
-  if ! .venv-lf/bin/python -m pip install -q "${LF_PACKAGES[@]}" > .venv-lf/pip.log 2>&1; then
-    cat .venv-lf/pip.log >&2
-    echo "bootstrap-lf: pip install failed (log above, also in .venv-lf/pip.log)" >&2
-    exit 1
-  fi
-  if ! .venv-lf/bin/python -m pip install -q --no-deps "${NODEPS_PACKAGES[@]}" >> .venv-lf/pip.log 2>&1; then
-    cat .venv-lf/pip.log >&2
-    echo "bootstrap-lf: pip install --no-deps ${NODEPS_PACKAGES[*]} failed (log above)" >&2
-    exit 1
-  fi
+  : > .venv-lf/pip.log
+  venv_pip bootstrap-lf .venv-lf "${LF_PACKAGES[@]}"
+  venv_pip bootstrap-lf .venv-lf --no-deps "${NODEPS_PACKAGES[@]}"
   site=$(.venv-lf/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
   rm -rf "$site/torchaudio" && cp -r scripts/lf-stubs/torchaudio "$site/torchaudio"
   .venv-lf/bin/python -c "import llamafactory.train.tuner"
