@@ -4,7 +4,7 @@ default (no section, or every rate 0).
 A rate is the share of units of work that meet the fault: an episode (a rollout sample, a
 package gate's attempt), a judged trajectory, a relabelled step, a diagnosed pair. Whether a
 unit meets it, and at which of its first operations it strikes, is a hash of (seed, stage,
-shard key, task, sample, what): the same config injects the same faults, whatever the load.
+task, sample, what): the same config injects the same faults, whatever the load.
 
 ```yaml
 faults:

@@ -4,9 +4,10 @@ and the record of what was injected.
 A stage opens a shard scope (:func:`shard_faults`) and a unit scope per unit of work
 (:func:`unit`: a task's sample, a judged trajectory). An injection point asks :func:`inject`
 at each of its operations; per unit and site one uniform draw, a hash of (seed, stage,
-shard key, task, sample, site), says which fault (if any) the unit meets, and a second one
-at which of its first ``span`` operations it strikes. Never ``random``: the same config
-injects the same faults whatever the load or the thread that runs the unit.
+task, sample, site), says which fault (if any) the unit meets, and a second one at which of
+its first ``span`` operations it strikes. Never ``random``: the same config injects the
+same faults whatever the load or the thread that runs the unit. Never the shard key either
+where a unit is named: it holds upstream file names, which differ from run to run.
 
 The scope lives in a context variable, so it follows the unit into the model calls made on
 its behalf (:mod:`guiforge.models.loop` carries it) and is absent everywhere else.
@@ -116,7 +117,9 @@ def inject(site: str, applicable: Iterable[str] | None = None) -> Injection | No
         op = scope.ops[site]
         scope.ops[site] += 1
     key = (scope.key.get("stage"), scope.key.get("shard"), scope.key.get("task"), scope.key.get("sample"))
-    planned = scope.injector.planned(site, key)
+    # a unit is its stage, task and sample; an operation outside any unit belongs to its shard
+    drawn = (key[0], *key[2:]) if "task" in scope.key else key[:2]
+    planned = scope.injector.planned(site, drawn)
     if planned is None:
         return None
     kind, at = planned
