@@ -201,7 +201,7 @@ NEIGHBOURS = {"menu": ("left", "right"), "status": ("left", "right"), "menuitem"
               "paragraph": ("above", "below"), "gridcell": ("above",)}
 OPPOSITE = {"left": "right", "right": "left", "above": "below", "below": "above"}
 SAID = {"left": "right of", "right": "left of", "above": "below", "below": "above"}
-ROLE_NAMES = {"menu": "menu", "status": "status bar field", "menuitem": "menu item", "paragraph": "line of text",
+ROLE_NAMES = {"menu": "menu", "status": "status bar field", "menuitem": "menu item", "paragraph": "text",
               "gridcell": "cell"}
 
 

@@ -60,11 +60,9 @@ ROLE_WORDS = {"a": "link", "button": "button", "textarea": "text box", "select":
 _ARIA_ROLES = {"button": "button", "link": "link", "tab": "tab", "option": "option", "checkbox": "checkbox",
                "menuitem": "menu item", "switch": "switch",
                # the desktop scan's roles (guiforge.envs.desktop.grounding_scan)
-               "menu": "menu", "gridcell": "cell", "status": "status bar field", "paragraph": "line of text"}
+               "menu": "menu", "gridcell": "cell", "status": "status bar field", "paragraph": "text"}
 _TEXT_INPUTS = {None, "", "text", "search", "email", "tel", "url", "password", "number", "date", "time"}
 
-# Roles whose refusals name the element only (a menu item is not "opened" as a link is)
-PLAIN_REFUSALS = frozenset({"menu", "menu item", "cell", "status bar field", "line of text"})
 USER_FORMS = ("{v}", "I want to {v}", "please {v}", "can you {v}?", "help me {v}")
 TEXT_FORMS = ("Click “{t}”", "{t}", "Select “{t}”", "Press the “{t}” {r}")
 TOUCH_TEXT_FORMS = ("Tap “{t}”", "{t}", "Select “{t}”", "Tap the “{t}” {r}")
@@ -229,10 +227,13 @@ def centre(el: dict[str, Any]) -> tuple[float, float]:
     return x + w / 2, y + h / 2
 
 
-def refusal_text(name: str, role: str, app: str | None, touch: bool, pick: int) -> Expression:
-    """An expression naming an element (``name``, ``role``) that is not on the screen."""
-    acts = functional({"name": name, "tag": "button" if role == "button" else "a"}, app)
-    if acts is not None and pick % 2 and role not in PLAIN_REFUSALS:
+def refusal_text(name: str, role: str, app: str | None, touch: bool, pick: int,
+                 named_only: bool = False) -> Expression:
+    """An expression naming an element (``name``, ``role``) that is not on the screen;
+    ``named_only``: by its words, never as a request ("save this" can be served by an
+    unnamed icon)."""
+    acts = None if named_only else functional({"name": name, "tag": "button" if role == "button" else "a"}, app)
+    if acts is not None and pick % 2:
         return Expression("refusal", _capital(USER_FORMS[pick % len(USER_FORMS)].format(v=acts[1])))
     forms = TOUCH_TEXT_FORMS if touch else TEXT_FORMS
     return Expression("refusal", forms[pick % len(forms)].format(t=name, r=role))
