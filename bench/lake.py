@@ -2,7 +2,7 @@
 queries, before and after `guiforge lake compact`.
 
     python bench/lake.py [--steps 1000000] [--images 100000] [--steps-per-shard 132]
-                         [--lake DIR] [--keep] [--repeat 3]
+                         [--lake DIR] [--keep] [--repeat 3] [--before DIR] [--before-timeout 300]
 
 Synthetic rows go through the lake's own writer (guiforge.lake.writer.commit_shard), shard
 by shard as the pipeline commits them: a rollouts shard of ~132 steps (with its
@@ -17,6 +17,11 @@ shard and table) and again after compaction (guiforge.lake.compact.compact_run):
 - ``q_action_types_s``: steps per action type over every step;
 - ``q_frames_per_trajectory_s``: steps joined to images by hash, the ten trajectories with
   the most distinct frames.
+
+``--before DIR``: a checkout of older code (``git archive main | tar -x -C DIR``), whose
+`guiforge stats` is timed once in a fresh process on the same compacted lake
+(``before_stats_s``, ``before_over_after``; a run past ``--before-timeout`` counts as the
+timeout, so the ratio is then a lower bound and ``before_timed_out`` says so).
 
 The goal is 2 s for each on the compacted lake. The last line is one JSON object
 ``{"bench": "lake", "figures": {...}, "ratios": {...}}`` (ratios: raw over compacted).
@@ -133,6 +138,18 @@ def timed_stats(lake_dir: str, repeat: int) -> float:
     return round(statistics.median(times), 3)
 
 
+def timed_stats_before(code_dir: str, lake_dir: str, timeout: float) -> tuple[float, bool]:
+    """Wall time of the older code's `guiforge stats` (its own tree first on the path)."""
+    started = time.perf_counter()
+    try:
+        subprocess.run([sys.executable, "-m", "guiforge.cli", "stats", "--lake", lake_dir], check=True,
+                       capture_output=True, start_new_session=True, cwd=code_dir, timeout=timeout,
+                       env={**os.environ, "PYTHONPATH": code_dir})
+    except subprocess.TimeoutExpired:
+        return round(timeout, 3), True
+    return round(time.perf_counter() - started, 3), False
+
+
 def timed_stats_in_process(lake_dir: str, repeat: int) -> float:
     """Median wall time of what `guiforge stats` does once its imports are done."""
     from guiforge import cli
@@ -179,6 +196,8 @@ def main() -> None:
     ap.add_argument("--lake", help="build here (default: a temporary directory, removed unless --keep)")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--before", help="a checkout of older code to time `guiforge stats` of, on the compacted lake")
+    ap.add_argument("--before-timeout", type=float, default=300.0)
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     from guiforge.lake import Lake
@@ -195,6 +214,10 @@ def main() -> None:
         figures["compact_s"] = round(time.perf_counter() - started, 1)
         compacted = measure(lake_dir, args.repeat)
         log(f"compacted: {compacted}")
+        if args.before:
+            figures["before_stats_s"], figures["before_timed_out"] = timed_stats_before(
+                args.before, lake_dir, args.before_timeout)
+            log(f"before: {figures['before_stats_s']} s (timed out: {figures['before_timed_out']})")
     finally:
         if not args.keep and not args.lake:
             shutil.rmtree(lake_dir, ignore_errors=True)
@@ -203,6 +226,8 @@ def main() -> None:
     figures["cpus"] = os.cpu_count()
     ratios = {f"{k}_raw_over_compacted": round(raw[k] / compacted[k], 2) for k in compacted if k != "files"}
     ratios.update({f"{k}_over_goal": round(compacted[k] / 2.0, 3) for k in compacted if k != "files"})
+    if args.before:
+        ratios["before_over_after_stats_s"] = round(figures["before_stats_s"] / compacted["stats_s"], 2)
     print(json.dumps({"bench": "lake", "figures": figures, "ratios": ratios}))
 
 

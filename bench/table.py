@@ -30,7 +30,7 @@ BEGIN, END = "<!-- issue-28 table: begin (python bench/table.py) -->", "<!-- iss
 # bench -> its arguments for the table (the defaults where none)
 BENCHES: dict[str, list[str]] = {
     "envs": [], "web_env": [], "rollouts": [], "models": ["--factors", "1"], "judge": ["--skip", "agreement"],
-    "gate_order": [], "lake": [],
+    "gate_order": [], "lake": [],  # lake: add --before DIR (an older checkout) for its last row
 }
 
 Get = Callable[[dict], float | None]
@@ -96,6 +96,8 @@ ROWS: list[tuple[str, str, Get, str, Get, str]] = [
      under(2.0, figure("compacted", "q_frames_per_trajectory_s")), ">= 1"),
     ("stats, raw lake over compacted", "lake", figure("raw", "stats_s"), "the same lake compacted",
      ratio("stats_s_raw_over_compacted"), "> 1"),
+    ("stats on the compacted lake, older code, s", "lake", figure("before_stats_s"), "this code, same lake",
+     ratio("before_over_after_stats_s"), "> 1 (older / this)"),
 ]
 
 

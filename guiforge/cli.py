@@ -375,6 +375,14 @@ def _export_grounding(store, out_dir: Path, run_id: str | None, coords: str | No
 
 def _print_stats(lake_uri: str, run_id: str | None) -> None:
     # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
+    from guiforge.lake.manifests import entries_snapshot
+
+    with entries_snapshot():  # its parts each want every manifest entry: read them once
+        _print_stats_of(lake_uri, run_id)
+
+
+def _print_stats_of(lake_uri: str, run_id: str | None) -> None:
+    # heavy: each command imports its own stack when it runs (guiforge --help stays quick)
     from guiforge.catalog import (
         catalog_hint,
         counts,

@@ -6,6 +6,7 @@
 # subprocess with its python. Idempotent and quick when done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/venv-pip.sh
 
 PYTHON=${PYTHON:-python3}
 # torch==2.13.0 resolves to the CPU wheel on this machine's disk; a plain `torch` pulls CUDA
@@ -20,22 +21,11 @@ want=$(printf '%s\n' "${TRAIN_PACKAGES[@]}" "${RL_PACKAGES[@]}" "${NODEPS_PACKAG
 if [ ! -x .venv-train/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "bootstrap-train: creating .venv-train with ${TRAIN_PACKAGES[*]} (a few minutes)"
   [ -x .venv-train/bin/python ] || "$PYTHON" -m venv .venv-train
-  if ! .venv-train/bin/python -m pip install -q "${TRAIN_PACKAGES[@]}" "${RL_PACKAGES[@]}" > .venv-train/pip.log 2>&1; then
-    cat .venv-train/pip.log >&2
-    echo "bootstrap-train: pip install failed (log above, also in .venv-train/pip.log)" >&2
-    exit 1
-  fi
-  if ! .venv-train/bin/python -m pip install -q --no-deps "${NODEPS_PACKAGES[@]}" >> .venv-train/pip.log 2>&1; then
-    cat .venv-train/pip.log >&2
-    echo "bootstrap-train: pip install --no-deps ${NODEPS_PACKAGES[*]} failed (log above)" >&2
-    exit 1
-  fi
+  : > .venv-train/pip.log
+  venv_pip bootstrap-train .venv-train "${TRAIN_PACKAGES[@]}" "${RL_PACKAGES[@]}"
+  venv_pip bootstrap-train .venv-train --no-deps "${NODEPS_PACKAGES[@]}"
   # guiforge itself without its pipeline dependencies: a training job imports guiforge.rl
-  if ! .venv-train/bin/python -m pip install -q --no-deps -e . >> .venv-train/pip.log 2>&1; then
-    cat .venv-train/pip.log >&2
-    echo "bootstrap-train: pip install --no-deps -e . failed (log above)" >&2
-    exit 1
-  fi
+  venv_pip bootstrap-train .venv-train --no-deps -e .
   .venv-train/bin/python -c "import trl.data_utils, datasets, torch, guiforge.rl"
   echo "$want" > "$stamp"
 fi

@@ -366,6 +366,28 @@ def test_llamafactory_pairwise(lake, tmp_path):
     assert json.loads(proc.stdout.strip().splitlines()[-1])["pairwise_rows"] == result.n_pairs
 
 
+@pytest.mark.battery
+@pytest.mark.timeout(1800)  # the first run makes .venv-lf (about 2 minutes)
+def test_llamafactory_sft_trains_on_the_default_export_with_its_defaults(lake, tmp_path):
+    """LLaMA-Factory itself (0.9.5, ``run_exp`` as ``llamafactory-cli train`` calls it) trains a
+    tiny Qwen2-VL built in the test, saved to a folder, 3 steps of stage sft with template
+    qwen2_vl on the default LLaMA-Factory export, its defaults otherwise (LoRA, cutoff_len 2048),
+    in its own venv (tests/trainers/llamafactory_sft.py, scripts/bootstrap-lf.sh). Battery only:
+    the venv takes about 2 minutes to make and the training about 15 s."""
+    out = tmp_path / "lf"
+    result = export_run(lake, out, fmt="llamafactory")
+    assert result.n_sft > 0
+    python = ROOT / ".venv-lf" / "bin" / "python"
+    proc = subprocess.run([str(ROOT / "scripts" / "bootstrap-lf.sh")], capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0 and python.exists(), f"the LLaMA-Factory venv (.venv-lf): {proc.stderr[-300:]}"
+    proc = subprocess.run([str(python), str(ROOT / "tests" / "trainers" / "llamafactory_sft.py"), str(out),
+                           str(tmp_path / "work")], capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    figures = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert figures["steps"] == 3 and figures["rows"] > 0 and "guiforge_sft" in figures["datasets"]
+    assert figures["images_seen"] >= 3  # every batch carries its rows' screenshots to the vision tower
+
+
 def _train_python() -> Path:
     python = ROOT / ".venv-train" / "bin" / "python"
     proc = subprocess.run([str(ROOT / "scripts" / "bootstrap-train.sh")], capture_output=True, text=True,

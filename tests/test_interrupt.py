@@ -60,6 +60,16 @@ def reference(reference_lake) -> dict[str, list]:
     return tables(reference_lake)
 
 
+def differences(got: dict[str, list], want: dict[str, list]) -> str:
+    """The rows only one side has, table by table (the whole tables are too long to read)."""
+    lines = []
+    for table in want:
+        extra, missing = set(got[table]) - set(want[table]), set(want[table]) - set(got[table])
+        lines += [f"{table}: {len(got[table])} rows against {len(want[table])}, {len(extra)} extra, {len(missing)} missing"]
+        lines += [f"  + {row}" for row in sorted(extra)[:8]] + [f"  - {row}" for row in sorted(missing)[:8]]
+    return "\n".join(lines)
+
+
 def guiforge(*args: str, env: dict) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "guiforge.cli", *args], cwd=PROJECT_ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -108,12 +118,14 @@ def test_sigint_during_gates_and_rollouts_then_rerun(tmp_path, reference, refere
         assert set(got["exclusions"]) <= set(reference["exclusions"]), set(got["exclusions"]) - set(reference["exclusions"])
         assert set(got["tasks"]) <= set(reference["tasks"])
         assert set(got["trajectories"]) <= set(reference["trajectories"])
+        assert set(got["steps"]) <= set(reference["steps"]), differences(got, reference)
         assert not (lake_dir / "_locks" / f"{run_dir.name}.json").exists(), "the run's lock outlived it"
 
     rerun = guiforge("run", str(config), "--lake", str(lake_dir), env=env)
     output = rerun.communicate(timeout=600)[0]
     assert rerun.returncode == 0, output[-3000:]
-    assert tables(Lake(lake_dir)) == reference
+    got = tables(Lake(lake_dir))
+    assert got == reference, differences(got, reference)
     assert digests(Lake(lake_dir)) == digests(reference_lake)  # every table, not only the stable columns
     check = subprocess.run([sys.executable, "-m", "guiforge.cli", "lake", "check", "--lake", str(lake_dir)],
                            cwd=PROJECT_ROOT, capture_output=True, text=True)

@@ -239,6 +239,7 @@ def test_a_problem_the_user_can_fix_fails_the_run_with_its_one_line(server, tmp_
     assert line in logs, logs  # guiforge's own line (Prefect's engine still logs its exit on its own)
 
 
+@pytest.mark.battery  # ~90 s; CI holds the run lock through tests/test_lock_race.py and tests/test_concurrent.py
 def test_two_triggers_of_one_run_wait_for_each_other(server, tmp_path):
     """Two runs of one config at once: one holds the run's concurrency slot and computes the
     shards, the other waits and then finds every shard committed."""

@@ -40,7 +40,7 @@ def every_fault(rate: float) -> dict[str, dict[str, float]]:
 
 # The CI variant: fewer units, so more of the faults that need an evaluation to strike
 # (the verifier's) and fewer of the slow ones (a hang waits out its deadline).
-SHORT_RATES = {"env": {"crash": 0.1, "hang": 0.05, "lose_page": 0.1},
+SHORT_RATES = {"env": {"crash": 0.2, "hang": 0.05, "lose_page": 0.15},
                "model": dict.fromkeys(("rate_limit", "server_error", "timeout", "truncated", "malformed"), 0.05),
                "verifier": {"crash": 0.25, "hang": 0.05}}
 
@@ -49,7 +49,7 @@ def battery_pipeline(lake: str, teacher_url: str, judge_url: str, rates: dict | 
                      short: bool = False) -> dict[str, Any]:
     """The smoke pipeline (data/pipelines/smoke.yaml) with every fault at 10% (or ``rates``);
     ``short``: fewer personas, candidates and rollouts, no desktop (a couple of minutes)."""
-    size = ({"personas": 4, "per_world": 3, "tasks": 6, "samples": 4, "gates": 6} if short else
+    size = ({"personas": 4, "per_world": 3, "tasks": 4, "samples": 3, "gates": 6} if short else
             {"personas": 8, "per_world": 6, "tasks": 8, "samples": 4, "gates": 12})
     endpoint = {"api_key_env": KEY_ENV, "timeout_s": 2, "max_retries": 1, "cache": False}
     rates = rates or (SHORT_RATES if short else every_fault(0.1))

@@ -35,7 +35,7 @@ from guiforge.errors import GuiforgeError
 from guiforge.export.hf import MESSAGES
 from guiforge.export.run import ExportResult, _fresh_folder
 from guiforge.export.select import SPLITS, assign_splits, split_group
-from guiforge.export.source import read_images
+from guiforge.export.source import pick_run, read_images
 from guiforge.harness.formats import coord_system
 from guiforge.lake.fingerprint import fingerprint
 from guiforge.lake.store import Lake
@@ -69,20 +69,6 @@ def point_in(row: dict[str, Any], coords: str) -> list[float | int] | None:
     return list(system.to_model(row["grid_x"], row["grid_y"]))
 
 
-def pick_grounding_run(lake: Lake, run_id: str | None) -> str:
-    runs = lake.runs("grounding")
-    if run_id:
-        if run_id not in runs:
-            raise GuiforgeError(f"{lake.root}: --run-id: run {run_id!r} has no grounding rows (runs with grounding "
-                                f"rows: {', '.join(runs) or 'none'}); add the grounding stage to its pipeline")
-        return run_id
-    if not runs:
-        raise GuiforgeError(f"{lake.root}: no grounding rows to export: run a pipeline with the grounding stage")
-    if len(runs) > 1:
-        raise GuiforgeError(f"{lake.root}: several runs have grounding rows ({', '.join(runs)}): choose one with --run-id")
-    return runs[0]
-
-
 def export_grounding(lake: Lake, out: Path, run_id: str | None = None, coords: str = "grid999",
                      validation: float = 0.05, test: float = 0.05) -> ExportResult:
     """Write the grounding export of a run into ``out`` (see the module); the result's
@@ -91,7 +77,7 @@ def export_grounding(lake: Lake, out: Path, run_id: str | None = None, coords: s
         usable = ", ".join(CONVENTIONS)
         raise GuiforgeError(f"--coords: {coords!r} is not a convention the grounding export writes; use one of {usable}")
     started = time.perf_counter()
-    run = pick_grounding_run(lake, run_id)
+    run = pick_run(lake, run_id, "grounding", "grounding rows", "run a pipeline with the grounding stage")
     rows = lake.read_table("grounding", run_id=run).to_pylist()
     # a screen's rows together: a file stores each screenshot once (dictionary-encoded)
     rows.sort(key=lambda r: (r["image_sha256"], r["grounding_id"]))

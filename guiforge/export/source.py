@@ -72,18 +72,20 @@ class Source:
         self.exclusions.append(exclusion_row(STAGE, gate, reason, subject_id, table, details))
 
 
-def pick_run(lake: Lake, run_id: str | None) -> str:
-    runs = lake.runs("trajectories")
+def pick_run(lake: Lake, run_id: str | None, table: str = "trajectories",
+             rows: str = "trajectories", missing: str = "run the pipeline's rollouts first") -> str:
+    """The run to export: ``run_id`` if it wrote ``table``, else the only run that did.
+    ``rows`` names the rows in the messages, ``missing`` says how to make some."""
+    runs = lake.runs(table)
     if run_id:
         if run_id not in runs:
-            raise GuiforgeError(f"{lake.root}: --run-id: run {run_id!r} has no trajectories "
-                                f"(runs with trajectories: {', '.join(runs) or 'none'})")
+            raise GuiforgeError(f"{lake.root}: --run-id: run {run_id!r} has no {rows} "
+                                f"(runs with {rows}: {', '.join(runs) or 'none'}); {missing}")
         return run_id
     if not runs:
-        raise GuiforgeError(f"{lake.root}: no trajectories to export: run the pipeline's rollouts first")
+        raise GuiforgeError(f"{lake.root}: no {rows} to export: {missing}")
     if len(runs) > 1:
-        raise GuiforgeError(f"{lake.root}: several runs have trajectories ({', '.join(runs)}): "
-                            "choose one with --run-id")
+        raise GuiforgeError(f"{lake.root}: several runs have {rows} ({', '.join(runs)}): choose one with --run-id")
     return runs[0]
 
 

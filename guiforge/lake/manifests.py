@@ -5,10 +5,19 @@ their file name) so that nothing any manifest points at is ever taken for an orp
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from guiforge.lake.store import MANIFEST_DIR, TMP_MARK, DamagedManifest, Lake, read_manifest
+from guiforge.lake.store import (
+    MANIFEST_DIR,
+    READ_ONCE,
+    TMP_MARK,
+    DamagedManifest,
+    Lake,
+    read_manifest,
+)
 
 
 @dataclass
@@ -41,9 +50,34 @@ def manifest_files(lake: Lake, run_id: str | None = None) -> list[tuple[str, str
     return out
 
 
+@contextmanager
+def entries_snapshot() -> Iterator[None]:
+    """Within this block each lake's entries are listed and parsed once, then served from
+    memory: for a read-only command (``guiforge stats``) whose parts each ask for every
+    entry (thousands of files in a large run). Never around code that commits."""
+    token = READ_ONCE.set({})
+    try:
+        yield
+    finally:
+        READ_ONCE.reset(token)
+
+
 def all_entries(lake: Lake, run_id: str | None = None, damaged: list[DamagedManifest] | None = None) -> list[Entry]:
     """Every manifest entry (of one run, or of the lake). An unreadable one raises
     :class:`DamagedManifest`, or is added to ``damaged`` when a list is given."""
+    cache = READ_ONCE.get()
+    if cache is None or damaged is not None:
+        return _read_entries(lake, run_id, damaged)
+    whole = cache.get(("entries", lake.uri, None))
+    if whole is not None:  # the whole lake was listed already: a run's entries are a part of it
+        return [e for e in whole if run_id is None or e.run_id == run_id]
+    key = ("entries", lake.uri, run_id)
+    if key not in cache:
+        cache[key] = _read_entries(lake, run_id, None)
+    return list(cache[key])
+
+
+def _read_entries(lake: Lake, run_id: str | None, damaged: list[DamagedManifest] | None) -> list[Entry]:
     out = []
     for run, stage, p in manifest_files(lake, run_id):
         try:

@@ -25,6 +25,7 @@ import posixpath
 import re
 import uuid
 from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +37,7 @@ from guiforge.errors import GuiforgeError
 from guiforge.lake.tables import table_spec
 
 MANIFEST_DIR = "_manifest"
+MERGED_READS_KEPT = 4  # merged files kept read per Lake (a reader alternates between a few tables)
 TMP_MARK = ".tmp-"
 COMPACT_STAGE = "_compact"  # entries of merged files (guiforge.lake.compact)
 
@@ -69,8 +71,23 @@ class DamagedManifest(GuiforgeError):
                          f"`guiforge lake check --lake {lake.uri}` lists the damage and how to repair it")
 
 
+# What a read-only command read, while it holds a snapshot (manifests.entries_snapshot):
+# manifest entries by path, and the entry lists built from them.
+READ_ONCE: ContextVar[dict[Any, Any] | None] = ContextVar("lake_read_once", default=None)
+
+
 def read_manifest(lake: Lake, path: str) -> dict[str, Any]:
-    """One manifest entry, checked for the fields readers rely on."""
+    """One manifest entry, checked for the fields readers rely on (read once per snapshot)."""
+    cache = READ_ONCE.get()
+    if cache is None:
+        return _read_manifest(lake, path)
+    key = ("manifest", lake.uri, path)
+    if key not in cache:
+        cache[key] = _read_manifest(lake, path)
+    return cache[key]
+
+
+def _read_manifest(lake: Lake, path: str) -> dict[str, Any]:
     try:
         with lake.fs.open(path, "rb") as fh:
             body = json.loads(fh.read())
@@ -114,6 +131,8 @@ class Lake:
         if self.is_local:
             self.root = os.path.abspath(self.root)
         self._merges: dict[str, dict[str, tuple[str, int, int]]] = {}  # run -> small path -> where merged
+        # (merged file, columns) -> its rows: a reader of many merged shards reads the file once
+        self._merged_reads: dict[tuple[str, tuple[str, ...] | None], pa.Table] = {}
 
     def __repr__(self) -> str:
         return f"Lake({self.uri!r})"
@@ -271,6 +290,12 @@ class Lake:
     def read_shard(self, path: str, columns: list[str] | None = None) -> pa.Table:
         """One shard file; ``path`` as recorded (relative to the root, or an old absolute one).
         A shard merged by ``guiforge lake compact`` is read from its rows in the merged file."""
+        known = self._known_merge(path)
+        if known is not None:  # straight to the merged rows: no failed open per merged shard
+            try:
+                return self._read_merged(known[0], columns).slice(known[1], known[2])
+            except FileNotFoundError:
+                self._merges.clear()  # merged again or pruned since the map was read
         try:
             with self.fs.open(self.resolve(path), "rb") as fh:
                 return pq.read_table(fh, columns=columns)
@@ -278,8 +303,28 @@ class Lake:
             merged = self.merged_into(path)
             if merged is None:
                 raise
-        with self.fs.open(self.resolve(merged[0]), "rb") as fh:
-            return pq.read_table(fh, columns=columns).slice(merged[1], merged[2])
+        return self._read_merged(merged[0], columns).slice(merged[1], merged[2])
+
+    def _read_merged(self, path: str, columns: list[str] | None) -> pa.Table:
+        """A merged file's rows, kept for the next shard read from it (merged files are
+        named by their content and never rewritten); the few most recent only."""
+        key = (path, None if columns is None else tuple(columns))
+        table = self._merged_reads.pop(key, None)
+        if table is None:
+            with self.fs.open(self.resolve(path), "rb") as fh:
+                table = pq.read_table(fh, columns=columns)
+        self._merged_reads[key] = table  # most recent last
+        while len(self._merged_reads) > MERGED_READS_KEPT:
+            del self._merged_reads[next(iter(self._merged_reads))]
+        return table
+
+    def _known_merge(self, path: str) -> tuple[str, int, int] | None:
+        """Where a shard was merged, if this Lake has read its run's merge map already."""
+        if not self._merges:
+            return None
+        rel = self.relative(path)
+        run = next((part[4:] for part in rel.split("/") if part.startswith("run=")), None)
+        return self._merges.get(run, {}).get(rel) if run is not None else None
 
     def merged_into(self, path: str) -> tuple[str, int, int] | None:
         """(merged file, offset, rows) of a shard file compaction merged; None if it was not."""

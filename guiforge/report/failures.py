@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import pyarrow.compute as pc
+
 from guiforge.failures import FAILURE_KINDS, failure_kind
 from guiforge.faults.log import read_log
 from guiforge.lake.manifests import all_entries
@@ -20,9 +22,16 @@ _COLUMNS = {"trajectories": ("task_id", "failure_kind", "env_failure"),
 
 
 def _read(lake: Lake, path: str, wanted: tuple[str, ...]) -> list[dict]:
-    """The wanted columns a shard has (shards of schema 2 have no failure_kind)."""
+    """The wanted columns a shard has (shards of schema 2 have no failure_kind), of the rows
+    that may have failed: the others never reach Python (a million-step run has few)."""
     table = lake.read_shard(path)  # through the merge map once compaction merged the file
-    return table.select([c for c in wanted if c in table.column_names]).to_pylist()
+    table = table.select([c for c in wanted if c in table.column_names])
+    marks = [pc.is_valid(table["failure_kind"])] if "failure_kind" in table.column_names else []
+    if "env_failure" in table.column_names:
+        marks.append(pc.fill_null(table["env_failure"], False))
+    if marks and "gate" not in table.column_names:  # every exclusion counts under its gate
+        table = table.filter(marks[0] if len(marks) == 1 else pc.or_(*marks))
+    return table.to_pylist()
 
 
 def failure_counts(lake: Lake, run_id: str | None = None) -> list[dict]:

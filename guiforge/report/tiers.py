@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pyarrow.compute as pc
 from rich.table import Table
 
 from guiforge.judge.tiers import TIERS, worst
@@ -17,7 +18,12 @@ def tiers_by_domain(lake: Lake, run_id: str | None = None) -> list[dict]:
     judge's tier; [] where no judgment carries a tier."""
     if "judgments" not in lake.tables():
         return []
-    rows = lake.read_table("judgments", run_id=run_id).to_pylist()
+    table = lake.read_table("judgments", run_id=run_id)
+    if "quality_tier" not in table.column_names:
+        return []
+    # only judgments with a tier reach Python: a trajectory whose judges gave none has no tier
+    table = table.filter(pc.is_valid(table["quality_tier"]))
+    rows = table.select(["trajectory_id", "domain", "quality_tier"]).to_pylist()
     per: dict[tuple[str, str], list[str | None]] = {}
     for r in rows:
         per.setdefault((r["trajectory_id"], r.get("domain") or "?"), []).append(r.get("quality_tier"))
