@@ -1,6 +1,7 @@
 """The grounding stage inside a pipeline run (a battery: a run with tasks takes about a
 minute): one shard per (domain, app), rows and screenshots in the lake, a rerun that skips
-every committed shard, ``guiforge stats`` by domain and ``guiforge export --kind grounding``.
+every committed shard, ``guiforge stats`` by domain and ``guiforge export --kind grounding``
+(web, mobile and desktop).
 CI runs the pieces on real screens in tests/test_grounding.py."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 import datasets
 import pytest
 
+from guiforge.grounding.desktop import OFFICE_APPS
 from guiforge.lake.store import Lake
 from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.runner import run_pipeline
@@ -32,8 +34,10 @@ def test_grounding_stage_in_a_run_then_stats_and_export(tmp_path):
     rows = lake.read_table("grounding", run_id=pipeline.run_id).to_pylist()
     tasks = lake.read_table("tasks", run_id=pipeline.run_id, columns=["task_id", "domain", "apps"]).to_pylist()
     first_app = {t["task_id"]: (t["domain"], t["apps"][0]) for t in tasks if t["apps"]}
-    cells = {c for c in first_app.values() if c[0] in ("web", "mobile")}
+    # web and mobile pages, and LibreOffice's documents (a terminal task has no screen)
+    cells = {c for c in first_app.values() if c[0] in ("web", "mobile") or c[1] in OFFICE_APPS}
     assert {first_app[r["task_id"]] for r in rows} == cells  # a shard per (domain, app), a task each
+    assert {"web", "mobile", "desktop"} <= {r["domain"] for r in rows}
     shas = {r["image_sha256"] for r in rows}
     stored = set(lake.read_table("images", run_id=pipeline.run_id, columns=["sha256"]).column("sha256").to_pylist())
     assert shas <= stored and any(r["refusal"] for r in rows)

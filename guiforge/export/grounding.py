@@ -183,11 +183,13 @@ def _write_card(out: Path, run: str, coords: str, counts: dict[tuple[str, str], 
                            "tags": ["gui-grounding", "computer-use", "guiforge"]}, sort_keys=False)
     (out / "README.md").write_text(
         f"---\n{head}---\n\n# Grounding data of guiforge run {run}\n\n"
-        "Screens guiforge rendered (its web and mobile apps across themes, viewports and distractors); one row per "
+        "Screens guiforge rendered (its web and mobile apps across themes, viewports and distractors; LibreOffice "
+        "documents and menus on the desktop); one row per "
         "referring expression of an element (its text, its role and position, what it does, a user's request), "
         "and refusal rows naming an element the screen does not show. Every box was hit-tested when it was "
-        "rendered: the element was visible and `document.elementFromPoint` at the box's centre returned it or a "
-        "descendant.\n\n"
+        "rendered: on a page the element was visible and `document.elementFromPoint` at the box's centre returned "
+        "it or a descendant; on the desktop the box's text read the same twice, was a LibreOffice label or the "
+        "document's, and X's pointer query at its centre and corners found its window.\n\n"
         f"- `messages` / `images`: TRL conversational rows; the target is the centre `(x, y)` in `{coords}` "
         f"coordinates, or “{REFUSAL}”.\n"
         "- `bbox`: `[x, y, width, height]` in screenshot pixels; `point`: the target as a pair.\n"

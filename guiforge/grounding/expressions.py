@@ -58,7 +58,9 @@ OBJECT_VERBS = frozenset({
 
 ROLE_WORDS = {"a": "link", "button": "button", "textarea": "text box", "select": "dropdown", "summary": "toggle"}
 _ARIA_ROLES = {"button": "button", "link": "link", "tab": "tab", "option": "option", "checkbox": "checkbox",
-               "menuitem": "menu item", "switch": "switch"}
+               "menuitem": "menu item", "switch": "switch",
+               # the desktop scan's roles (guiforge.envs.desktop.grounding_scan)
+               "menu": "menu", "gridcell": "cell", "status": "status bar field", "paragraph": "text"}
 _TEXT_INPUTS = {None, "", "text", "search", "email", "tel", "url", "password", "number", "date", "time"}
 
 USER_FORMS = ("{v}", "I want to {v}", "please {v}", "can you {v}?", "help me {v}")
@@ -137,7 +139,10 @@ def actions_of(name: str, role: str, obj: str) -> tuple[str, str] | None:
 
 
 def functional(el: dict[str, Any], app: str | None) -> tuple[str, str] | None:
-    """(the functional description, the user's imperative) of ``el``, or None."""
+    """(the functional description, the user's imperative) of ``el``, or None. An element
+    that says what it does (``does``: the desktop's menus) is taken at its word."""
+    if "does" in el:
+        return el["does"]
     role = role_word(el)
     name = el.get("name") or ""
     obj = APP_OBJECTS.get(app or "", "item")
@@ -182,7 +187,11 @@ def expressions(el: dict[str, Any], screen: list[dict[str, Any]], size: tuple[in
         row = (el.get("row") or "").strip()
         if row and all((o.get("row") or "").strip() != row for o in same):
             out.append(Expression("text", f"the “{shown}” {role} in the row “{_clip(row)}”", near_miss=True))
-    out.append(Expression("role_position", role_position(el, screen, size), near_miss=bool(same)))
+    # an element may say where it is itself (the desktop's: "the menu right of “Edit”"), or
+    # that it cannot be placed (None)
+    where = el["position"] if "position" in el else role_position(el, screen, size)
+    if where:
+        out.append(Expression("role_position", where, near_miss=bool(same)))
     acts = functional(el, app)
     if acts is not None and not named:
         out.append(Expression("functional", acts[0]))
@@ -218,9 +227,12 @@ def centre(el: dict[str, Any]) -> tuple[float, float]:
     return x + w / 2, y + h / 2
 
 
-def refusal_text(name: str, role: str, app: str | None, touch: bool, pick: int) -> Expression:
-    """An expression naming an element (``name``, ``role``) that is not on the screen."""
-    acts = functional({"name": name, "tag": "button" if role == "button" else "a"}, app)
+def refusal_text(name: str, role: str, app: str | None, touch: bool, pick: int,
+                 named_only: bool = False) -> Expression:
+    """An expression naming an element (``name``, ``role``) that is not on the screen;
+    ``named_only``: by its words, never as a request ("save this" can be served by an
+    unnamed icon)."""
+    acts = None if named_only else functional({"name": name, "tag": "button" if role == "button" else "a"}, app)
     if acts is not None and pick % 2:
         return Expression("refusal", _capital(USER_FORMS[pick % len(USER_FORMS)].format(v=acts[1])))
     forms = TOUCH_TEXT_FORMS if touch else TEXT_FORMS

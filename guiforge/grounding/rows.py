@@ -88,7 +88,9 @@ def screen_rows(screen: Screen, pool: list[tuple[str, str, str]], refusals: int,
             break
         if not absent(name, screen):
             continue
-        ex = refusal_text(name, role, app, touch, rng.randrange(1 << 16))
+        # the desktop's boxes are OCR lines: its toolbar icons are never named, so a request
+        # ("save this") could be one an icon serves; its refusals name the element
+        ex = refusal_text(name, role, app, touch, rng.randrange(1 << 16), named_only=screen.domain == "desktop")
         rows.append({**base, "instruction": ex.text, "expression_kind": "refusal", "data_type": "none",
                      "refusal": True, "near_miss": False, "small_target": False, "element_role": role,
                      "element_name": name, "element_id": None, "bbox": None, "point_x": None, "point_y": None,
