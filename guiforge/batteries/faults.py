@@ -38,14 +38,19 @@ def every_fault(rate: float) -> dict[str, dict[str, float]]:
             "verifier": dict.fromkeys(("crash", "hang"), rate)}
 
 
-# The CI variant: fewer units, so more of the faults that need an evaluation to strike
-# (the verifier's) and fewer of the slow ones (a hang waits out its deadline).
-SHORT_RATES = {"env": {"crash": 0.2, "hang": 0.05, "lose_page": 0.15},
-               "model": dict.fromkeys(("rate_limit", "server_error", "timeout", "truncated", "malformed"), 0.05),
-               "verifier": {"crash": 0.25, "hang": 0.05}}
+# The CI variant: fewer units, at rates that leave about half the episodes sound (the AnswerTeacher
+# solves only blind-scripted tools tasks, on even samples). The draws are a function of the
+# config and the task ids alone, so SHORT_SEED fixes which units meet a fault; it is one under
+# which the gates, the rollouts and the judge each meet one, with every failure kind among them
+# (a change to the smoke pipeline's task ids may need another: `bench/fault_battery.py --short
+# --seed N` shows what a seed meets).
+SHORT_RATES = {"env": {"crash": 0.1, "hang": 0.03, "lose_page": 0.1},
+               "model": dict.fromkeys(("rate_limit", "server_error", "timeout", "truncated", "malformed"), 0.03),
+               "verifier": {"crash": 0.12, "hang": 0.03}}
+SHORT_SEED, SEED = 197, 3
 
 
-def battery_pipeline(lake: str, teacher_url: str, judge_url: str, rates: dict | None = None, seed: int = 3,
+def battery_pipeline(lake: str, teacher_url: str, judge_url: str, rates: dict | None = None, seed: int = SEED,
                      short: bool = False) -> dict[str, Any]:
     """The smoke pipeline (data/pipelines/smoke.yaml) with every fault at 10% (or ``rates``);
     ``short``: fewer personas, candidates and rollouts, no desktop (a couple of minutes)."""
@@ -105,9 +110,10 @@ class BatteryResult:
                 "ratios": {"fault_rows_per_expected": round(rows / expected, 4) if expected else None}}
 
 
-def run_battery(workdir: Path, rates: dict | None = None, seed: int = 3, short: bool = False,
+def run_battery(workdir: Path, rates: dict | None = None, seed: int | None = None, short: bool = False,
                 executor: str = "local") -> BatteryResult:
     """Write the battery's pipeline file, run ``guiforge run`` on it, check the lake."""
+    seed = seed if seed is not None else SHORT_SEED if short else SEED
     workdir.mkdir(parents=True, exist_ok=True)
     lake = str(workdir / "lake")
     teacher = AnswerTeacher(lake)
