@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from PIL import Image
 
+from guiforge.envs.base import EnvFailure
+from guiforge.envs.desktop import terminal_screen
 from guiforge.envs.desktop.terminal_screen import (
     CELL,
     PAD,
@@ -105,3 +108,15 @@ def test_the_same_session_gives_the_same_bytes():
 def test_escapes_and_carriage_returns_show_as_a_terminal_leaves_them():
     assert clean("\x1b[1;32mok\x1b[0m\r\n") == "ok\n"
     assert clean("progress 10%\rprogress 100%\ndone\x07") == "progress 100%\ndone"
+
+
+def test_a_missing_font_is_one_line_naming_the_file_and_the_package(monkeypatch, tmp_path):
+    monkeypatch.setattr(terminal_screen, "FONT_DIR", tmp_path)  # not there, nor in the system's font folders
+    monkeypatch.setattr(terminal_screen, "TITLE_FONT", "DejaVuSans-Missing.ttf")
+    terminal_screen._font.cache_clear()
+    try:
+        with pytest.raises(EnvFailure, match=r"DejaVuSans-Missing.ttf: .*fonts-dejavu-core") as err:
+            TerminalScreen().png()
+        assert str(tmp_path) in str(err.value) and "\n" not in str(err.value)
+    finally:
+        terminal_screen._font.cache_clear()

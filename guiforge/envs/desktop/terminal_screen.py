@@ -24,6 +24,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
+from guiforge.envs.base import EnvFailure
+
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
 MONO, MONO_BOLD, TITLE_FONT = "DejaVuSansMono.ttf", "DejaVuSansMono-Bold.ttf", "DejaVuSans.ttf"
 FONT_PX = 15
@@ -224,8 +226,13 @@ def _window_buttons(draw: ImageDraw.ImageDraw, width: int, colour: str) -> None:
 
 @lru_cache(maxsize=4)
 def _font(name: str, px: int) -> ImageFont.FreeTypeFont:
-    # the basic layout: the same glyph positions whether or not this PIL has libraqm
-    return ImageFont.truetype(str(FONT_DIR / name), px, layout_engine=ImageFont.Layout.BASIC)
+    path = FONT_DIR / name
+    try:
+        # the basic layout: the same glyph positions whether or not this PIL has libraqm
+        return ImageFont.truetype(str(path), px, layout_engine=ImageFont.Layout.BASIC)
+    except OSError:
+        raise EnvFailure(f"{path}: the terminal window is drawn in DejaVu fonts, and this one cannot be read; "
+                         "install them (apt-get install fonts-dejavu-core, as scripts/bootstrap.sh does)") from None
 
 
 @lru_cache(maxsize=4096)
