@@ -54,6 +54,10 @@ def test_commands_and_output_wrap_at_the_column_width():
         "a       bagent@sandbox:/",  # a tab to column 8, and bash's prompt after unended output
         "tmp$ ",
     ]
+    s = TerminalScreen(cols=40, rows=4)  # a here-document: bash's "> " before each line typed after the first
+    s.prompt("/workspace")
+    s.command("python3 - <<'PY'\nprint(6 * 7)\nPY\n", "42\n", "/workspace")
+    assert _text(s) == ["> print(6 * 7)", "> PY", "42", "agent@sandbox:~$ "]
     s = TerminalScreen(cols=10, rows=4)
     s.prompt("/workspace")
     s.command("cat wide.txt", "日本語テキスト\n", "/workspace")

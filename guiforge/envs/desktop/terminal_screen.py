@@ -25,6 +25,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw, ImageFont
 
 from guiforge.envs.base import EnvFailure
+from guiforge.envs.sandbox.bwrap import WORKDIR
 
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
 MONO, MONO_BOLD, TITLE_FONT = "DejaVuSansMono.ttf", "DejaVuSansMono-Bold.ttf", "DejaVuSans.ttf"
@@ -33,7 +34,7 @@ CELL = (9, 18)  # DejaVu Sans Mono at 15 px: a 9.03 px advance, ascent 14 + desc
 PAD = 6  # between the window's border and the grid
 TITLE_H = 28
 TAB = 8
-USER, HOST, HOME = "agent", "sandbox", "/workspace"  # the sandbox's (guiforge.envs.sandbox.bwrap)
+USER, HOST, HOME = "agent", "sandbox", WORKDIR  # the sandbox's /etc/passwd, hostname and $HOME (bwrap.py)
 
 # ANSI escapes (colours, cursor moves) a program may print although no tty is attached:
 # dropped, like any other control character but tab and newline
@@ -122,7 +123,7 @@ class TerminalScreen:
     def command(self, command: str, output: str, cwd_after: str) -> None:
         """A command typed at the prompt (continuation lines after bash's ``> ``), its
         output, and the prompt that follows it."""
-        self._write(clean(command).replace("\n", "\n> ") + "\n", "text", False)
+        self._write(clean(command).rstrip("\n").replace("\n", "\n> ") + "\n", "text", False)
         self._write(clean(output), "text", False)
         self.prompt(cwd_after)
 
