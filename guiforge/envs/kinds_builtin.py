@@ -98,7 +98,8 @@ class DesktopKind(EnvKind):
 
     def spec(self, variant=None, presentation=None, **options) -> EnvSpec:
         # A desktop's screen size (its Xvfb's) and look (its LibreOffice profile) are fixed
-        # when the instance starts, so a task's viewport and theme pick the pool.
+        # when the instance starts, so a task's viewport and theme pick the pool; a terminal
+        # window is drawn on each reset in the task's look, so any instance serves it.
         look = (presentation or {}) if variant != "terminal" else {}
         viewport, theme = look.get("viewport"), (look.get("theme") or {}).get("name")
         return EnvSpec(domain=self.domain, variant=variant, viewport=tuple(viewport) if viewport else None, theme=theme)
