@@ -145,6 +145,7 @@ def print_export_breadth(out: Console, lake, run_id: str | None) -> None:
     if screens:
         out.print("screens of SFT rows with an image: " + "; ".join(
             f"{d} {v['rows']} rows: browser {v['browser_share']:.0%}, phone bars {v['phone_bars_share']:.0%}, "
+            + (f"terminal window {v['terminal_share']:.0%}, " if v.get("terminal_share") else "") +
             f"themed {v['themed_share']:.0%} (dark {v['dark_share']:.0%}, palette {v['palette_share']:.0%})"
             for d, v in screens.items()), highlight=False)
     splits = e.get("splits") or {}

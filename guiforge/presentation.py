@@ -69,6 +69,15 @@ class Phone(BaseModel):
     battery: int = Field(default=80, ge=1, le=100)
 
 
+class Terminal(BaseModel):
+    """A terminal window's grid of character cells (envs/desktop/terminal_screen draws it)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    cols: int = Field(default=80, ge=20, le=300)
+    rows: int = Field(default=24, ge=5, le=100)
+
+
 class Presentation(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -77,6 +86,7 @@ class Presentation(BaseModel):
     distractors: tuple[Distractor, ...] = ()
     browser: Browser | None = None  # web: the browser around the app
     phone: Phone | None = None  # mobile: the phone's status and navigation bars
+    terminal: Terminal | None = None  # a desktop terminal task: its window's columns and rows
     # desktop: how the reference drives LibreOffice (menus and dialogs by mouse, or shortcuts)
     style: Literal["mouse", "keyboard"] | None = None
 
@@ -110,6 +120,16 @@ DESKTOP_THEMES: tuple[Theme, ...] = (
     Theme(name="office-sepia", mode="light", density="comfortable", accent="#8a6d3b"),
 )
 
+# A terminal window's colour schemes, by name (envs/desktop/terminal_screen.PALETTES holds
+# their colours); accent is the prompt's colour.
+TERMINAL_THEMES: tuple[Theme, ...] = (
+    Theme(name="terminal-aubergine", mode="dark", accent="#8ae234"),
+    Theme(name="terminal-light", mode="light", accent="#4e9a06"),
+    Theme(name="terminal-solarized-dark", mode="dark", accent="#859900"),
+    Theme(name="terminal-solarized-light", mode="light", accent="#859900"),
+    Theme(name="terminal-tango-dark", mode="dark", accent="#4e9a06"),
+)
+
 # Screen sizes people use: laptop and desktop monitors for web and desktop, CSS viewports
 # of common phones (the browser's own bars already taken off) for mobile.
 VIEWPORTS: dict[str, tuple[tuple[int, int], ...]] = {
@@ -117,6 +137,8 @@ VIEWPORTS: dict[str, tuple[tuple[int, int], ...]] = {
     "desktop": ((1280, 720), (1366, 768), (1920, 1080)),  # each size: an Xvfb and a profile template
     "mobile": ((412, 839), (360, 760), (390, 750), (393, 786)),  # x2.625 (Pixel) whole or not .5
 }
+# Terminal windows in columns x rows: the classic default and the larger ones people open.
+TERMINAL_GRIDS: tuple[tuple[int, int], ...] = ((80, 24), (100, 30), (120, 36))
 
 # How many wordings core.js has for each kind, and which kinds guiforge's apps show by domain
 # (a phone app has no cookie banner; LibreOffice gets none of the web distractors). The
@@ -127,15 +149,17 @@ KINDS: dict[str, tuple[str, ...]] = {"web": ("cookie", "dialog", "toast"), "mobi
 STYLES = ("mouse", "keyboard")
 # Share of tasks that show each kind at all.
 RATES = {"cookie": 0.4, "dialog": 0.3, "toast": 0.35}
-# What guiforge's apps are drawn inside, by domain: a browser's bars or a phone's.
+# What guiforge's apps are drawn inside, by domain: a browser's bars or a phone's (a desktop
+# terminal task's kind asks for a terminal window: its looks' viewports are TERMINAL_GRIDS).
 SCREENS: dict[str, Literal["browser", "phone"]] = {"web": "browser", "mobile": "phone"}
 
 
 def theme_named(name: str) -> Theme:
-    for theme in THEMES + DESKTOP_THEMES:
+    known = THEMES + DESKTOP_THEMES + TERMINAL_THEMES
+    for theme in known:
         if theme.name == name:
             return theme
-    raise KeyError(f"unknown theme {name!r}; known: {', '.join(t.name for t in THEMES + DESKTOP_THEMES)}")
+    raise KeyError(f"unknown theme {name!r}; known: {', '.join(t.name for t in known)}")
 
 
 @dataclass(frozen=True)
@@ -148,7 +172,9 @@ class Looks:
     themes: tuple[Theme, ...] = THEMES
     distractors: tuple[str, ...] = ()  # kinds of VARIANTS, in drawing order
     styles: tuple[str, ...] = ()
-    screen: Literal["browser", "phone"] | None = None  # what is drawn around the app (static/chrome.js)
+    # what is drawn around the app (static/chrome.js); "terminal": the viewports are a terminal's
+    # (columns, rows), recorded as Presentation.terminal
+    screen: Literal["browser", "phone", "terminal"] | None = None
 
 
 def sample_presentation(looks: Looks | None, task_id: str, seed: int | str = 0,
@@ -159,6 +185,8 @@ def sample_presentation(looks: Looks | None, task_id: str, seed: int | str = 0,
     rng = random.Random(fingerprint(["presentation", seed, task_id]))
     viewport = rng.choice(looks.viewports)
     theme = rng.choice(looks.themes)
+    if looks.screen == "terminal":  # a window of character cells, its pixels the renderer's
+        return Presentation(theme=theme, terminal=Terminal(cols=viewport[0], rows=viewport[1]))
     shown: list[Distractor] = []
     for kind in looks.distractors if distractors else ():
         if rng.random() < RATES[kind]:

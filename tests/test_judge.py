@@ -300,3 +300,19 @@ def test_times_match_across_twelve_and_twenty_four_hour_clocks():
     assert _number_in("1:30 PM", number_forms("13:30 - 14:30"))
     assert _number_in("00:15", number_forms("12:15 a.m."))
     assert not _number_in("14:30", number_forms("1:30 PM"))
+
+
+def test_a_repeated_terminal_command_is_a_loop_though_the_window_grows():
+    """A terminal's frame changes with every command (the scrollback grows), so a command run
+    three times in a row is a loop whatever its frames; a click on changing frames is not."""
+    from guiforge.judge.offline import _loop
+
+    def view(action: dict) -> object:
+        steps = [{"step_index": i, "image_sha256": f"frame{i}", "feedback": "exit code 0", "error": None,
+                  "target_json": None, "thought": "", "action": action} for i in range(3)]
+        return build_view({"trajectory_id": "trj_3", "env_failure": False},
+                          {"task_id": "t3", "domain": "desktop", "apps": ["terminal"], "max_steps": 10,
+                           "instruction": "Total the amounts."}, steps)
+
+    assert _loop(view({"type": "bash", "text": "cat sales.csv"})) == [0, 1, 2]
+    assert _loop(view({"type": "click", "x": 10, "y": 10})) == []

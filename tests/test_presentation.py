@@ -12,6 +12,8 @@ from collections import Counter
 from guiforge.envs.kinds import kind_of
 from guiforge.presentation import (
     DESKTOP_THEMES,
+    TERMINAL_GRIDS,
+    TERMINAL_THEMES,
     THEMES,
     VIEWPORTS,
     presentation_of,
@@ -45,7 +47,12 @@ def test_presentations_are_seeded_varied_and_recorded():
         assert kinds["dialog"] and kinds["toast"] and (kinds["cookie"] > 0) == (domain == "web")
         assert any(not p.distractors for p in drawn)  # some tasks are left in peace
     assert kind_of("tools").presentation("tsk_1", 7).as_dict() == {"distractors": []}
-    assert kind_of("desktop").presentation("tsk_1", 7, "terminal").as_dict() == {"distractors": []}
+    # a terminal task: a window of 80x24, 100x30 or 120x36 cells in one of the terminal themes
+    terminals = [kind_of("desktop").presentation(t, 7, "terminal") for t in ids]
+    assert {(p.terminal.cols, p.terminal.rows) for p in terminals} == set(TERMINAL_GRIDS)
+    assert {p.theme.name for p in terminals} == {t.name for t in TERMINAL_THEMES}
+    assert all(p.viewport is None and not p.distractors for p in terminals)
+    assert presentation_of(json.dumps(terminals[0].as_dict())) == terminals[0]
     usage = presentation_usage([("web", json.dumps(kind_of("web").presentation(t, 7).as_dict())) for t in ids])
     assert usage["web"]["tasks"] == 120 and len(usage["web"]["themes"]) >= 3 and len(usage["web"]["viewports"]) >= 3
 
@@ -120,7 +127,7 @@ def test_desktop_themes_are_libreoffice_profiles_of_their_own():
     assert scheme < current  # the scheme exists before it is chosen
     compact = ElementTree.fromstring(registry_xml("7.4", 0, theme_settings("office-compact")).encode())
     assert any(p.get(f"{ns}name") == "SymbolSet" and p[0].text == "0" for i in compact for p in i)
-    # a GUI desktop task's look picks its pool; a bare terminal has none
+    # a GUI desktop task's look picks its pool; a terminal's is drawn on reset, in any instance
     pres = kind_of("desktop").presentation("tsk_9", 7, "gui").as_dict()
     spec = env_spec("desktop", "gui", presentation=pres)
     assert spec.viewport == tuple(pres["viewport"]) and spec.theme == pres["theme"]["name"]

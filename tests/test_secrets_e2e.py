@@ -5,7 +5,8 @@ desktop terminal: ``/proc/*/environ``, ``env``; the tools domain: ``os.environ``
 process, the run goes personas -> ... -> rollouts -> judge -> export, and then every file
 of the lake and of the exports (Parquet read back value by value, the rest byte by byte)
 is searched for them. The dumps themselves must be there (the agent did read, and what it
-read was recorded), so a secret in them would have been found."""
+read was recorded), so a secret in them would have been found. The same export shows where
+terminal steps go: with their window's picture, into the image configs."""
 
 from __future__ import annotations
 
@@ -14,7 +15,13 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from datasets import load_dataset
+from PIL import ImageColor
+from rich.console import Console
 
+from guiforge.cli_realism import print_export_breadth
+from guiforge.envs.desktop.terminal_screen import PALETTES
+from guiforge.lake import Lake
 from guiforge.orchestration.compile import build_pipeline
 from guiforge.orchestration.runner import run_pipeline
 
@@ -116,6 +123,21 @@ def test_no_secret_reaches_the_lake_or_the_exports(tmp_path, monkeypatch):
         assert "bwrap --args" in text  # PID 1's command line, without the host paths
     host = [p for p, t in texts.items() if "/guiforge-desktop-" in t or "/guiforge-tools-" in t]
     assert host == [], "a host workspace path reached the lake"
+
+    # the terminal's steps carry a picture of its window, so they go to the image configs
+    # (decoded by `datasets`); the tools' steps are text and go to text_only
+    hf = next(p.parent for p in (tmp_path / "exports").rglob("README.md") if (p.parent / "sft_text").is_dir())
+    desktop = load_dataset(str(hf), "desktop", split="train")
+    assert len(desktop) >= 2 and set(desktop["variant"]) == {"terminal"}
+    for row in desktop:
+        window = row["images"][-1]
+        assert window.size == (row["image_width"], row["image_height"])
+        assert window.convert("RGB").getpixel((1, 1)) in {ImageColor.getrgb(p.bar) for p in PALETTES.values()}
+        assert sum(p["type"] == "image" for m in row["messages"] for p in m["content"]) == len(row["images"])
+    assert {r["domain"] for r in load_dataset(str(hf), "text_only", split="train")} == {"tools"}
+    console = Console(record=True, width=300)  # and `guiforge stats --realism` says so
+    print_export_breadth(console, Lake(tmp_path / "lake"), None)
+    assert f"desktop {len(desktop)} rows: browser 0%, phone bars 0%, terminal window 100%" in console.export_text()
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,17 @@ from typing import TYPE_CHECKING, Any
 from guiforge.envs.actions import ACTION_SETS
 from guiforge.envs.base import EnvSpec
 from guiforge.envs.kind import EnvKind, kept, stored_setup
-from guiforge.presentation import DESKTOP_THEMES, KINDS, SCREENS, STYLES, THEMES, VIEWPORTS, Looks
+from guiforge.presentation import (
+    DESKTOP_THEMES,
+    KINDS,
+    SCREENS,
+    STYLES,
+    TERMINAL_GRIDS,
+    TERMINAL_THEMES,
+    THEMES,
+    VIEWPORTS,
+    Looks,
+)
 
 if TYPE_CHECKING:
     from guiforge.worlds.model import World
@@ -77,8 +87,8 @@ class DesktopKind(EnvKind):
         return ("gui", "terminal", "hybrid")
 
     def looks_for(self, variant=None) -> Looks | None:
-        if variant == "terminal":
-            return None  # a bare terminal: nothing is drawn
+        if variant == "terminal":  # a terminal window: its columns x rows and colour scheme
+            return Looks(TERMINAL_GRIDS, TERMINAL_THEMES, screen="terminal")
         return Looks(VIEWPORTS[self.domain], DESKTOP_THEMES, (), STYLES)
 
     def surface_for(self, variant: str | None = None) -> str:
@@ -88,7 +98,8 @@ class DesktopKind(EnvKind):
 
     def spec(self, variant=None, presentation=None, **options) -> EnvSpec:
         # A desktop's screen size (its Xvfb's) and look (its LibreOffice profile) are fixed
-        # when the instance starts, so a task's viewport and theme pick the pool.
+        # when the instance starts, so a task's viewport and theme pick the pool; a terminal
+        # window is drawn on each reset in the task's look, so any instance serves it.
         look = (presentation or {}) if variant != "terminal" else {}
         viewport, theme = look.get("viewport"), (look.get("theme") or {}).get("name")
         return EnvSpec(domain=self.domain, variant=variant, viewport=tuple(viewport) if viewport else None, theme=theme)

@@ -163,8 +163,8 @@ terminal, a tool registry) -> judge -> RL selection -> relabel -> this export.
   marked a repeat of a query at the same spot. Duplicate (screenshot, target) rows:
   {figures.get('duplicate_image_target_rows', 'n/a')}.
 - **Every row of the image configs (`all`, each domain's, `prompt_completion`) has a screenshot.**
-  Terminal-only and tools steps have none (their observation is text, shown in the user turn):
-  they are the `text_only` config ({sum(text_splits.values())} rows), for a text or mixed model.
+  A desktop terminal step's screenshot is its terminal window (prompt, commands, output, cursor).
+  Tools steps have none (their observation is text, shown in the user turn): they are the `text_only` config ({sum(text_splits.values())} rows), for a text or mixed model.
 - **History**: past assistant turns (when the context shows any) are written like the targets: the
   relabelled thought and action, or the action alone where a step has no consistent relabel, never
   the teacher's raw reply. To train on the last turn only: in TRL use the `prompt_completion`

@@ -45,7 +45,7 @@ def export_figures(sft: list, rl: list) -> dict[str, Any]:
 def screen_figures(sft: list, tasks: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """How the exported screenshots look, per domain: the share of rows with a screenshot
     whose screen shows a browser around the app, a phone's status and navigation bars, a
-    theme, a palette past light and dark (the task's recorded presentation)."""
+    terminal window, a theme, a palette past light and dark (the task's recorded presentation)."""
     out: dict[str, dict[str, Any]] = {}
     for r in sft:
         if not r.images:
@@ -60,11 +60,12 @@ def screen_figures(sft: list, tasks: dict[str, dict[str, Any]]) -> dict[str, Any
         theme = pres.get("theme") or {}
         d["browser"] += bool(pres.get("browser"))
         d["phone_bars"] += bool(pres.get("phone"))
+        d["terminal"] += bool(pres.get("terminal"))
         d["themed"] += bool(theme)
         d["dark"] += theme.get("mode") == "dark"
         d["palette"] += bool(theme.get("palette"))
     return {domain: {"rows": c["rows"], **{f"{k}_share": round(c[k] / c["rows"], 4)
-                                           for k in ("browser", "phone_bars", "themed", "dark", "palette")}}
+                                           for k in ("browser", "phone_bars", "terminal", "themed", "dark", "palette")}}
             for domain, c in sorted(out.items())}
 
 

@@ -75,8 +75,8 @@ class HuggingFace(ExportFormat):
         from guiforge.export.hf import features_for, write_parquet
 
         out, rl, figures = job.out, job.rl, job.figures
-        # the image configs hold rows with a screenshot; terminal and tools steps (text
-        # observations) go to their own `text_only` config
+        # the image configs hold rows with a screenshot (a desktop terminal's is its window);
+        # tools steps (text observations) go to their own `text_only` config
         sft = [r for r in job.sft if r.images]
         text = [r for r in job.sft if not r.images]
         by_domain: dict[str, list] = {}

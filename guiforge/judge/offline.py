@@ -267,11 +267,12 @@ def _action_key(action: dict | None) -> tuple:
 
 
 def _loop(view: JudgeView, repeats: int = 3) -> list[int]:
-    """Step indices of the first run of ``repeats`` identical actions on one unchanged frame."""
+    """Step indices of the first run of ``repeats`` identical actions on one unchanged frame
+    (a terminal's frame grows by each command's scrollback: a repeated command is enough)."""
     run: list[int] = []
     prev = None
     for s in view.steps:
-        key = (_action_key(s.action), s.image_sha256)
+        key = (_action_key(s.action), None if (s.action or {}).get("type") == "bash" else s.image_sha256)
         if s.action is not None and s.action["type"] not in _FINAL and key == prev:
             run.append(s.index)
             if len(run) >= repeats:

@@ -35,7 +35,7 @@ score {{ t.score if t.score is not none else '–' }}</h2><p>{{ t.instruction }}
 <p><button id="prev">← previous</button> <button id="next">next →</button>
 <span id="position" class="note"></span> <span class="note">keys: ← → (or k j), Home, End</span></p>
 <div class="frame" id="frame"><img id="shot" alt="screenshot"><svg id="overlay" preserveAspectRatio="none"></svg></div>
-<p id="noshot" class="note" hidden>no screenshot for this step (a terminal or tool step)</p></section>
+<p id="noshot" class="note" hidden>no screenshot for this step (a tool step)</p></section>
 <section class="side"><h2 id="action-title"></h2><dl>
 <dt>thought</dt><dd id="thought"></dd><dt>feedback</dt><dd id="feedback"></dd><dt>error</dt><dd id="error"></dd>
 <dt>timing and tokens</dt><dd id="timing"></dd><dt>target</dt><dd id="target"></dd>

@@ -5,7 +5,9 @@ Variants (``EnvSpec.variant``, default ``hybrid``) pick the action set:
 
 - ``gui``: xdotool clicks, drags, scrolls, typing and keys; observations are screenshots.
 - ``terminal``: ``Action(type="bash", text=...)``; observations are the command's output
-  (``Observation.text``) and no screenshot. No X server is started.
+  (``Observation.text``) and a picture of the terminal window at that moment (prompt,
+  commands, output, cursor: guiforge.envs.desktop.terminal_screen), in the task's terminal
+  look (``presentation.terminal`` and its theme). No X server is started.
 - ``hybrid``: both; observations carry the screenshot and the last command's output.
 
 Final state (what verifiers read): ``FinalState.workspace`` is the workspace directory as
@@ -43,6 +45,7 @@ from guiforge.envs.desktop.office import Office
 from guiforge.envs.desktop.profile import theme_settings
 from guiforge.envs.desktop.settle import QUIET_S, STATUS_S, Settled, settled_frame
 from guiforge.envs.desktop.setup import DesktopSetup
+from guiforge.envs.desktop.terminal_screen import DEFAULT_GRID, TerminalScreen
 from guiforge.envs.desktop.xinput import xdotool_commands
 from guiforge.envs.desktop.xserver import HELPER_WINDOW, XServer
 from guiforge.envs.sandbox import (
@@ -88,6 +91,7 @@ class DesktopEnv(Environment):
         self.x: XServer | None = None
         self.office: Office | None = None
         self.shell: ShellSession | None = None
+        self.screen: TerminalScreen | None = None  # the terminal window (the terminal variant's frames)
         self._last_output = ""
         self._known_windows: set[int] = set()
         self._ignored_windows: set[int] = set()  # LibreOffice's invisible helper window
@@ -140,6 +144,7 @@ class DesktopEnv(Environment):
         self.workspace.populate(files)
         self.answer = self.status = None
         self.history, self._last_output, self.document = [], "", setup.open
+        self.screen = None
         self._known_windows, self._focused, self._settled = set(), None, None
         self.style = (task.presentation or {}).get("style") or "keyboard"
         if self.gui and setup.app is not None:
@@ -157,6 +162,9 @@ class DesktopEnv(Environment):
                 self.shell.start()
             except ShellDied as exc:
                 raise EnvFailure(f"the sandbox shell did not start: {exc}") from exc
+            if not self.gui:
+                self.screen = terminal_window(task.presentation)
+                self.screen.prompt(self.shell.cwd)
         obs = self._observation()
         self.timings["reset_s"] = time.monotonic() - started
         obs.feedback = "ready"
@@ -257,6 +265,9 @@ class DesktopEnv(Environment):
             frame = settled.frame
             shot = self.x.png(frame) if self.capture_screenshots else None
             obs.screenshot, obs.width, obs.height = shot, self.width, self.height
+        elif self.screen is not None:
+            obs.width, obs.height = self.screen.size
+            obs.screenshot = self.screen.png() if self.capture_screenshots else None
         obs.debug = {"document": self.document, "variant": self.variant, "style": self.style}
         if self.gui and self.office is not None and self.office.running():
             # what a person reads: the windows' titles and boxes now, the text on request (OCR)
@@ -337,6 +348,8 @@ class DesktopEnv(Environment):
             "notices": list(result.notices), "duration_s": round(result.duration_s, 4),
         })
         self._last_output = output
+        if self.screen is not None:
+            self.screen.command(command, output, self.shell.cwd)
         obs = self._observation(input_sent=False)
         obs.feedback = result.summary()
         error = None
@@ -371,3 +384,12 @@ class DesktopEnv(Environment):
                               "office_running": running}},
             workspace=self.workspace.path, answer=self.answer, status=self.status,
             terminal=list(self.history), initial_files=self.workspace.initial)
+
+
+def terminal_window(presentation: dict[str, Any] | None) -> TerminalScreen:
+    """A fresh terminal window in the task's look (``presentation.terminal``'s columns and
+    rows, its theme's palette); a task drawn before terminals had looks gets 80x24."""
+    look = presentation or {}
+    grid = look.get("terminal") or {}
+    return TerminalScreen(int(grid.get("cols") or DEFAULT_GRID[0]), int(grid.get("rows") or DEFAULT_GRID[1]),
+                          (look.get("theme") or {}).get("name"))

@@ -1,18 +1,29 @@
-"""The terminal-only desktop variant, the setup spec and the action mapping: no X server,
-no LibreOffice, so these run in well under a second each."""
+"""The terminal-only desktop variant (its frames: the terminal window), the setup spec and
+the action mapping: no X server, no LibreOffice, so these run in well under a second each."""
 
 from __future__ import annotations
 
 import base64
+import io
+import shutil
+import subprocess
 
 import pytest
+from PIL import Image, ImageColor
 
 from guiforge.envs import Action
 from guiforge.envs.desktop.setup import DesktopSetup
+from guiforge.envs.desktop.terminal_screen import PALETTES
 from guiforge.envs.desktop.xinput import chord, xdotool_args, xdotool_commands
+from guiforge.envs.kinds import kind_of
 from guiforge.verify import score_rubric
 
 BROKEN_CSV = "name;amount\nalice;10\nbob;20\n"
+
+
+def _png(obs) -> Image.Image:
+    assert obs.screenshot is not None and obs.format == "png"
+    return Image.open(io.BytesIO(obs.screenshot))
 
 
 def test_terminal_task_fixes_a_csv(terminal_env, task):
@@ -21,10 +32,20 @@ def test_terminal_task_fixes_a_csv(terminal_env, task):
                       "column": "amount", "value": 20},
                      {"fn": "terminal_output_contains", "text": "alice,10"}])
     obs = terminal_env.reset(t)
-    assert obs.screenshot is None and obs.text == ""
+    assert obs.text == "" and _png(obs).size == (obs.width, obs.height)  # the terminal window, 80x24
     assert not score_rubric(t.rubric, terminal_env.final_state()).success
     step = terminal_env.step(Action(type="bash", text="cd data && sed -i 's/;/,/g' sales.csv && cat sales.csv"))
     assert step.error is None and step.observation.text == "name,amount\nalice,10\nbob,20\n"
+    # the step's frame is the window now: the command typed at the prompt, its output, the next prompt
+    shown, cursor = terminal_env.screen.visible()
+    assert ["".join(c for c, _, _ in line) for line in shown] == [
+        "agent@sandbox:~$ cd data && sed -i 's/;/,/g' sales.csv && cat sales.csv",
+        "name,amount", "alice,10", "bob,20", "agent@sandbox:~/data$ "]
+    assert cursor == (22, 4) and step.observation.screenshot != obs.screenshot
+    if shutil.which("tesseract"):  # what the offline judge reads off the frame
+        read = subprocess.run(["tesseract", "stdin", "stdout", "--psm", "11"], input=step.observation.screenshot,
+                              capture_output=True, check=True).stdout.decode()
+        assert "alice,10" in read.replace(", ", ",") and "agent@sandbox:~/data$" in read
     state = terminal_env.final_state()
     assert state.terminal[0]["command"].startswith("cd data") and state.terminal[0]["exit_code"] == 0
     assert score_rubric(t.rubric, state).success
@@ -36,7 +57,13 @@ def test_terminal_task_fixes_a_csv(terminal_env, task):
 
 
 def test_failed_commands_are_feedback_not_the_end(terminal_env, task):
-    terminal_env.reset(task("errors", {"files": {"a.txt": b"x"}}))
+    # in the task's drawn terminal look: its grid and colours
+    look = next(p for i in range(50) if (p := kind_of("desktop").presentation(f"tsk_{i}", 1, "terminal")).terminal
+                and p.terminal.cols == 100).as_dict()
+    first = terminal_env.reset(task("errors", {"files": {"a.txt": b"x"}}).model_copy(update={"presentation": look}))
+    assert terminal_env.screen.size == _png(first).size and (terminal_env.screen.cols, terminal_env.screen.rows) == (100, 30)
+    assert _png(first).getpixel((first.width // 2, first.height - 3)) == ImageColor.getrgb(
+        PALETTES[look["theme"]["name"]].background)
     failed = terminal_env.step(Action(type="bash", text="cat missing.txt"))
     assert not failed.done and failed.error.startswith("exit code 1: ")
     assert "No such file or directory" in failed.error
@@ -50,6 +77,8 @@ def test_failed_commands_are_feedback_not_the_end(terminal_env, task):
     done = terminal_env.step(Action(type="answer", text="42"))
     assert done.done and terminal_env.final_state().answer == "42"
     assert [h["exit_code"] for h in terminal_env.final_state().terminal] == [1, 0, 4, 0]
+    frames = [_png(r.observation).size for r in (failed, ended, again, wrong, done)]  # a frame for every step
+    assert set(frames) == {_png(first).size} and wrong.observation.screenshot == again.observation.screenshot
 
 
 def test_setup_spec_sources(tmp_path):
