@@ -18,6 +18,8 @@ from pathlib import Path, PurePosixPath
 from guiforge.envs.sandbox.identity import UID_BASE, UID_COUNT, SandboxUser, uid_in_use
 from guiforge.envs.sandbox.limits import GiB
 
+S0_TIME = 1_704_099_600  # 2024-01-01 09:00 UTC
+
 
 class Workspace:
     def __init__(self, path: Path, user: SandboxUser, quota_bytes: int | None = GiB):
@@ -73,6 +75,10 @@ class Workspace:
         self.clear()
         for relative, content in files.items():
             self.write(relative, content)
+        # one fixed time on every file and folder of s0: `ls -l` (and the terminal window that
+        # shows it) reads the same in every run; what the agent writes gets the real time
+        for entry in [*self.path.rglob("*"), self.path]:
+            os.utime(entry, (S0_TIME, S0_TIME), follow_symlinks=False)
 
     def close(self) -> None:
         if self.quota_enforced:

@@ -112,3 +112,16 @@ def test_stale_workspace_mounts_are_swept():
     user.release()  # the owner goes away without closing its workspace, as in a crash
     assert str(path) in sweep_stale_mounts()
     assert not os.path.ismount(path) and not path.exists()
+
+
+def test_the_populated_files_have_one_fixed_time_and_new_ones_the_real_time(sandbox):
+    # `ls -l` in a terminal task shows the workspace as every run of that task shows it
+    sandbox.workspace.populate({"data/sales.csv": b"a,1\n", "notes.txt": b"hi\n"})
+    session = sandbox.shell()
+    try:
+        listed = session.run("ls -l --time-style=+%Y-%m-%dT%H:%M -R . | awk 'NF > 5 {print $6, $7}'").stdout
+        assert sorted(listed.split("\n")[:-1]) == ["2024-01-01T09:00 data", "2024-01-01T09:00 notes.txt",
+                                                  "2024-01-01T09:00 sales.csv"]
+        assert session.run("touch new.txt && date -r new.txt +%Y").stdout.strip() != "2024"
+    finally:
+        session.close()
