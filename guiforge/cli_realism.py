@@ -64,6 +64,10 @@ def print_realism(out: Console, lake_uri: str, run_id: str | None) -> None:
         out.print(f"teacher mistakes: {rec['with_mistake']} of {rec['trajectories']} trajectories hold one, "
                   f"{rec['with_correction']} of those also its correction ({share}); by kind: "
                   f"{rec['mistakes_by_kind']}", highlight=False)
+        if rec.get("by_domain"):
+            out.print("corrected per domain (goal >= 30% in each GUI domain): " + ", ".join(
+                f"{d} {'-' if f['recovery_share'] is None else format(f['recovery_share'], '.0%')} of "
+                f"{f['with_mistake']}" for d, f in rec["by_domain"].items()), highlight=False)
     print_export_breadth(out, lake, run_id)
 
 

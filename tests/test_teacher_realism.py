@@ -24,3 +24,15 @@ def test_recovery_share_is_over_trajectories_with_a_mistake():
     assert (figures["trajectories"], figures["with_mistake"], figures["with_correction"]) == (4, 2, 1)
     assert figures["recovery_share"] == 0.5
     assert figures["mistakes_by_kind"] == {"neighbour": 1, "wrong_row_value": 1}
+
+
+def test_recovery_share_per_domain():
+    mistake = json.dumps([{"turn": 0, "event": "mistake", "kind": "neighbour"}])
+    fixed = json.dumps([{"turn": 0, "event": "mistake", "kind": "neighbour"},
+                        {"turn": 1, "event": "correction", "kind": "neighbour"}])
+    figures = recovery_figures([fixed, mistake, fixed, None, mistake],
+                               ["web", "web", "desktop", "mobile", "desktop"])
+    assert figures["by_domain"] == {
+        "desktop": {"with_mistake": 2, "with_correction": 1, "recovery_share": 0.5},
+        "web": {"with_mistake": 2, "with_correction": 1, "recovery_share": 0.5}}
+    assert (figures["with_mistake"], figures["recovery_share"]) == (4, 0.5)
