@@ -36,6 +36,18 @@ class RayConfig(BaseModel):
     resources: dict[str, dict[str, float]] = Field(default_factory=dict)
 
 
+class EnvHosts(BaseModel):
+    """Env hosts (``guiforge envs serve``) with how this run leases their instances."""
+
+    model_config = ConfigDict(extra="forbid")
+    hosts: list[str] = Field(min_length=1, description="http://host:port of each env host")
+    # a lease its client stops using is freed after this long (a crashed worker's instances
+    # come back to the pool): longer than the slowest step a teacher takes
+    lease_ttl_s: float = Field(default=300.0, gt=0, le=86400, description="an idle lease is freed after this")
+    acquire_s: float = Field(default=45.0, gt=0, le=3600,
+                             description="how long to wait for a free instance before the episode is an env_failure")
+
+
 class PipelineConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -57,10 +69,18 @@ class PipelineConfig(BaseModel):
     # domain given another kind than the one registered under its name, or a list of env
     # hosts (`guiforge envs serve`) whose pools serve the domains they declare; and the checks
     # the verifier worker loads besides the installed ones; the compile step resolves both
-    envs: dict[str, str] | list[str] = Field(
+    envs: dict[str, str] | list[str] | EnvHosts = Field(
         default_factory=dict, description="domain -> environment kind (name or module:Name), "
-                                          "or env hosts [http://host:port, ...]")
+                                          "or env hosts [http://host:port, ...] "
+                                          "(or {hosts: [...], lease_ttl_s, acquire_s})")
     checks: list[str] = Field(default_factory=list, description="check plugins to load (module:Name)")
+
+    @property
+    def env_hosts(self) -> EnvHosts | None:
+        """The env hosts ``envs:`` lists (either form), or None when instances are local."""
+        if isinstance(self.envs, list):
+            return EnvHosts(hosts=self.envs) if self.envs else None
+        return self.envs if isinstance(self.envs, EnvHosts) else None
 
 
 def parse_config(data: Any, source: str, lines: dict | None = None, lake: str | None = None,

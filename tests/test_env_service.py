@@ -168,3 +168,25 @@ def test_env_hosts_in_the_pipeline_file_are_checked_and_leave_the_run_id_alone()
     hosts = build_pipeline({**base, "envs": ["http://10.0.0.1:8700"]}, "p.yaml")
     assert isinstance(hosts.kinds(), RemoteKinds) and hosts.kinds().kind("web").actions() == kind_of("web").actions()
     assert hosts.run_id == build_pipeline(base, "p.yaml").run_id  # where instances run is not what a run computes
+
+
+def test_lease_settings_in_the_pipeline_file_reach_every_instance(monkeypatch):
+    # envs: {hosts, lease_ttl_s, acquire_s}: a full host is waited on acquire_s, then the
+    # episode is an env failure; the host frees an idle lease after lease_ttl_s
+    monkeypatch.setenv("GUIFORGE_ENVS_TOKEN", TOKEN)
+    base = {"name": "hosts", "stages": {"personas": {"count": 1}}}
+    with pytest.raises(ConfigError, match=r"p\.yaml: envs\.hosts\.0: 'ftp://h:1' is not an env host address"):
+        build_pipeline({**base, "envs": {"hosts": ["ftp://h:1"]}}, "p.yaml")
+    with EnvService(kinds="tools", capacity=1) as svc:
+        pipeline = build_pipeline({**base, "envs": {"hosts": [svc.url], "lease_ttl_s": 120, "acquire_s": 1.5}},
+                                  "p.yaml")
+        assert pipeline.run_id == build_pipeline(base, "p.yaml").run_id
+        kind = pipeline.kinds().kind("tools")
+        holder, waiter = kind.make(EnvSpec(domain="tools")), kind.make(EnvSpec(domain="tools"))
+        holder.start()
+        try:
+            assert svc.capacity_figures()["leased"] == 1 and holder.ttl_s == 120
+            with pytest.raises(EnvHostLost, match=r"no tools slot within 2s"):  # 1.5 s, not the 45 s default
+                waiter.start()
+        finally:
+            holder.close()

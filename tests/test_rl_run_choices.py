@@ -37,5 +37,9 @@ def test_the_export_reads_the_runs_choices_from_its_latest_provenance(tmp_path):
     assert declared_in_lake(lake, "r1") == ({}, [])  # no record: nothing declared
     write_provenance(lake, "r1", {"pipeline": {"config": {"envs": {"web": "remote:WEB"}, "checks": ["a:B"]}}})
     assert declared_in_lake(lake, "r1") == ({"web": "remote:WEB"}, ["a:B"])
+    # env hosts say where instances ran, not which kinds: the export declares none
+    for hosts in (["http://10.0.0.1:8700"], {"hosts": ["http://10.0.0.1:8700"], "acquire_s": 5}):
+        write_provenance(lake, "r2", {"pipeline": {"config": {"envs": hosts}}})
+        assert declared_in_lake(lake, "r2") == ({}, [])
     assert run_choices('{"web": "remote:WEB"}', '["a:B"]') == ({"web": "remote:WEB"}, ("a:B",))
     assert run_choices(None, None) == ({}, ())

@@ -94,7 +94,10 @@ def run_choices(lake: Lake, run_id: str) -> tuple[dict[str, str], list[str]]:
     record: a resume may have declared them anew); none when no record was written."""
     records = provenance_records(lake, run_id)
     config = ((records[-1].get("pipeline") or {}).get("config") or {}) if records else {}
-    return dict(config.get("envs") or {}), list(config.get("checks") or [])
+    envs = config.get("envs") or {}
+    # env hosts (a list, or a mapping with ``hosts``) say where instances ran, not which kinds
+    kinds = {} if isinstance(envs, list) or "hosts" in envs else dict(envs)
+    return kinds, list(config.get("checks") or [])
 
 
 def _rows(lake: Lake, table: str, run_id: str, columns: list[str] | None = None) -> list[dict[str, Any]]:

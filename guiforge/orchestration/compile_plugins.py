@@ -114,10 +114,10 @@ def check_models(pipeline: Pipeline, where: Where) -> None:
 def check_envs_and_checks(pipeline: Pipeline, where: Where) -> None:
     """Every kind ``envs:`` names resolves to an EnvKind serving that domain, and every check
     plugin ``checks:`` names imports as a check function or a mapping of them."""
-    if isinstance(pipeline.config.envs, list):
-        for i, url in enumerate(pipeline.config.envs):
-            if (problem := host_problem(url)) is not None:
-                where.fail(("envs", i), problem)
+    hosts = pipeline.config.env_hosts
+    for i, url in enumerate(hosts.hosts if hosts else ()):
+        if (problem := host_problem(url)) is not None:
+            where.fail(("envs", i) if isinstance(pipeline.config.envs, list) else ("envs", "hosts", i), problem)
     for domain, ref in (pipeline.config.envs.items() if isinstance(pipeline.config.envs, dict) else ()):
         try:
             kind = resolve_kind(ref)

@@ -29,7 +29,7 @@ class Pipeline:
         # rows on every executor); injected faults do, where declared. Kinds and checks a
         # pipeline does not declare leave its fingerprint as it was.
         empty = {k for k in ("envs", "checks") if not getattr(self.config, k)}
-        if isinstance(self.config.envs, list):
+        if self.config.env_hosts is not None or isinstance(self.config.envs, list):
             empty.add("envs")  # env hosts: where instances run, not what a run computes
         body = self.config.model_dump(exclude={"lake", "run_id", "description", "max_failure_share", "faults",
                                                "executor", "ray", *empty})
@@ -46,9 +46,10 @@ class Pipeline:
         """The environment kinds this run uses, by domain (the pipeline's ``envs:``, else the
         kind registered under the domain's name; with env hosts listed, the same kinds with
         their instances on the hosts)."""
-        if isinstance(self.config.envs, list):
-            return RemoteKinds(self.config.envs)
-        return RunKinds(self.config.envs)
+        hosts = self.config.env_hosts
+        if hosts is not None:
+            return RemoteKinds(hosts.hosts, lease_ttl_s=hosts.lease_ttl_s, acquire_s=hosts.acquire_s)
+        return RunKinds(self.config.envs if isinstance(self.config.envs, dict) else {})
 
     def model_roles(self) -> set[str]:
         return set(self.config.models) | {r for s in self.stages for r in s.model_roles()}

@@ -36,9 +36,10 @@ class RemoteKind(KindOf):
     built here, from this run's worlds, then sent, and the verifier runs here, on the final
     state the host sends."""
 
-    def __init__(self, facts: EnvKind, pool: HostPool):
+    def __init__(self, facts: EnvKind, pool: HostPool, lease_ttl_s: float = 300.0, acquire_s: float = 45.0):
         super().__init__(facts)
         self.pool = pool
+        self.lease_ttl_s, self.acquire_s = lease_ttl_s, acquire_s
 
     @property
     def capacity(self) -> int | None:  # type: ignore[override]
@@ -49,7 +50,7 @@ class RemoteKind(KindOf):
         served = self.pool.kinds()
         if served is not None and spec.domain not in served:
             return self.facts.make(spec)  # no host serves it: local instances
-        return RemoteEnv(spec, self.pool)
+        return RemoteEnv(spec, self.pool, ttl_s=self.lease_ttl_s, acquire_s=self.acquire_s)
 
 
 _pools: dict[tuple[str, ...], HostPool] = {}
@@ -69,9 +70,11 @@ class RemoteKinds(RunKinds):
     """A run's kinds when its environments are on env hosts: each domain's kind (declared or
     registered), made remote."""
 
-    def __init__(self, hosts: Sequence[str], declared: Mapping[str, str] | None = None):
+    def __init__(self, hosts: Sequence[str], declared: Mapping[str, str] | None = None,
+                 lease_ttl_s: float = 300.0, acquire_s: float = 45.0):
         super().__init__(declared)
         self.hosts = list(hosts)
+        self.lease_ttl_s, self.acquire_s = lease_ttl_s, acquire_s
         self._remote: dict[str, RemoteKind] = {}
 
     def kind(self, domain: str) -> EnvKind:
@@ -79,5 +82,6 @@ class RemoteKinds(RunKinds):
         with _lock:
             hit = self._remote.get(domain)
             if hit is None or hit.facts is not facts:
-                hit = self._remote[domain] = RemoteKind(facts, host_pool(self.hosts))
+                hit = self._remote[domain] = RemoteKind(facts, host_pool(self.hosts), self.lease_ttl_s,
+                                                        self.acquire_s)
             return hit
