@@ -82,6 +82,9 @@ def test_state_key_sees_app_state_answer_and_workspace_files(tmp_path):
     assert state_key(FinalState(apps={"x": 1}, workspace=tmp_path, answer="7")) != key
     (tmp_path / "a.txt").write_text("two")  # a save changes what a file check reads
     assert state_key(base) != key
+    ran = {"command": "ls", "output": "a.txt\n", "exit_code": 0}
+    timed = [FinalState(terminal=[{**ran, "duration_s": s}]) for s in (0.004, 0.9)]  # idle, loaded
+    assert state_key(timed[0]) == state_key(timed[1]) != state_key(FinalState(terminal=[{**ran, "exit_code": 1}]))
 
 
 def test_tracker_scores_changed_states_only_and_marks_undone_steps(pool):

@@ -49,7 +49,10 @@ def state_key(state: FinalState) -> str:
     """A fingerprint of everything a check may read in ``state`` (s0 never changes within an
     episode, so it is left out): equal keys, equal verdicts."""
     h = hashlib.sha256()
-    h.update(json.dumps([state.apps, state.answer, state.status, state.terminal], sort_keys=True,
+    # a command's wall time is no check's business and differs with the load: left out, so a
+    # state seen again is a cache hit
+    terminal = [{k: v for k, v in r.items() if k != "duration_s"} for r in state.terminal or []]
+    h.update(json.dumps([state.apps, state.answer, state.status, terminal], sort_keys=True,
                         default=str).encode())
     if state.workspace is not None:
         for path in sorted(Path(state.workspace).rglob("*")):
