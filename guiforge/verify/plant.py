@@ -21,7 +21,7 @@ from typing import Any
 
 from guiforge.verify.contract import FinalState
 from guiforge.verify.file_diff import diff_file, workspace_files
-from guiforge.verify.side_effects import allowed, side_damage
+from guiforge.verify.side_effects import allowed, resolve_allowances, side_damage
 from guiforge.verify.state_diff import Change, identity_key
 
 _DIGIT = re.compile(r"\d")
@@ -136,9 +136,13 @@ def _plant_in_files(state: FinalState, rules: list[dict[str, Any]]) -> Planted |
     for rel in sorted(set(final) & set(initial), key=lambda r: (Path(r).suffix.lower() not in _EDITORS, r)):
         editor = _EDITORS.get(Path(rel).suffix.lower(), _edit_text)
         for data, what in editor(final[rel]):
-            if any(not allowed(c, rules) for c in diff_file(rel, initial[rel], data)):
-                (workspace / rel).write_bytes(data)
-                return Planted(replace(state, workspace=workspace), f"{rel}: {what}", scratch)
+            (workspace / rel).write_bytes(data)
+            edited = replace(state, workspace=workspace)
+            # held as the verifier holds it: a range whose rows may only move is read in the edit
+            resolved = resolve_allowances(edited, rules)
+            if any(not allowed(c, resolved) for c in diff_file(rel, initial[rel], data)):
+                return Planted(edited, f"{rel}: {what}", scratch)
+            (workspace / rel).write_bytes(final[rel])
     name = "notes-extra.txt"  # an extra action: a file nobody asked for
     if allowed(Change("added", (), name, file=name), rules):
         shutil.rmtree(scratch, ignore_errors=True)

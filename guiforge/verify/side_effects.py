@@ -16,7 +16,10 @@ moves whole rows). An allowance is
   checks, ``fields`` the record fields that may change; a path may end in a field);
 - a file: ``{file: <glob>}`` (any change), narrowed by ``cells`` ("Sheet!B3", "B2:B9"),
   ``sheets``, ``slides`` (1-based), ``text`` (each changed unit then states one of these) and
-  ``gone`` (or held one of these before), ``added: true`` (new units, e.g. slides, may appear).
+  ``gone`` (or held one of these before), ``added: true`` (new units, e.g. slides, may appear),
+  ``rows`` ("Sheet!A2:D9": the range's rows may change order, and only that: its cells may
+  change when the final range holds the same rows as s0's, a digit changed in one of them is
+  damage; a sort).
 Changes the environment makes on its own are allowed everywhere: a message marked read when
 opened, a thread's unread count cleared, the time stamp of a record the task may change,
 LibreOffice's lock files.
@@ -30,7 +33,7 @@ from typing import Any
 
 from guiforge.verify.checks import check, mentions, normalize, record_matches
 from guiforge.verify.contract import FinalState
-from guiforge.verify.file_diff import diff_files, workspace_files
+from guiforge.verify.file_diff import diff_files, workspace_files, xlsx_units
 from guiforge.verify.state_diff import Change, diff_apps
 
 CRITERION_ID = "no_side_damage"
@@ -216,9 +219,63 @@ def state_changes(state: FinalState) -> list[Change]:
     return changes
 
 
+def _reordered(state: FinalState, file: str, spec: str) -> bool:
+    """Whether range ``spec`` ("Sheet!A2:D9") of xlsx ``file`` holds the same rows in the final
+    state as in s0, in any order (a formula's references to its own row read as one)."""
+    before = (state.initial_files or {}).get(file)
+    path = state.workspace / file if state.workspace is not None else None
+    if before is None or path is None or not path.is_file():
+        return False
+    sheet, _, cells = spec.rpartition("!")
+    (c1, r1), (c2, r2) = (_split(x) for x in cells.split(":", 1))
+
+    def rows(data: bytes) -> list[tuple]:
+        units = xlsx_units(data)
+        if not sheet:  # a range without its sheet is on the first
+            first = next((k[:-1] for k in units if k.endswith("!")), "")
+            units = {k.removeprefix(first): v for k, v in units.items()}
+        out = []
+        for r in range(min(r1, r2), max(r1, r2) + 1):
+            row = []
+            for c in range(min(c1, c2), max(c1, c2) + 1):
+                value = units.get(f"{sheet}!{_column(c)}{r}")
+                if isinstance(value, str) and value.startswith("="):
+                    value = re.sub(rf"(?<=[A-Za-z]){r}(?!\d)", "#", value)
+                row.append(round(value, 6) if isinstance(value, float) else value)
+            out.append(tuple(row))
+        return sorted(out, key=repr)
+
+    return rows(before) == rows(path.read_bytes())
+
+
+def _column(n: int) -> str:
+    letters = ""
+    while n:
+        n, rest = divmod(n - 1, 26)
+        letters = chr(65 + rest) + letters
+    return letters
+
+
+def resolve_allowances(state: FinalState, allowances: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Allowances with each ``rows`` range read against the files: a range whose rows only
+    changed order lets its cells change; one that holds other rows lets nothing."""
+    out = []
+    for a in allowances:
+        if "file" in a and a.get("rows"):
+            a = dict(a)
+            moved = [spec for spec in a.pop("rows") if _reordered(state, str(a["file"]), spec)]
+            if not moved:
+                if not any(a.get(k) for k in ("cells", "sheets", "slides", "text", "gone", "added")):
+                    continue  # nothing else narrows it: without the rows it would allow the whole file
+            else:
+                a["cells"] = [*(a.get("cells") or []), *moved]
+        out.append(a)
+    return out
+
+
 def side_damage(state: FinalState, changes: list[Any] | None = None) -> list[Change]:
     """The changes no allowance covers (``changes``: the criterion's allowances)."""
-    allowances = [{"path": a} if isinstance(a, str) else dict(a) for a in changes or []]
+    allowances = resolve_allowances(state, [{"path": a} if isinstance(a, str) else dict(a) for a in changes or []])
     found = state_changes(state)
     verdicts = [allowed(c, allowances) for c in found]
     # an app stamps a record it saves: its time stamp may change with any allowed change to it

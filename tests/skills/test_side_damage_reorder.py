@@ -1,0 +1,58 @@
+"""A sort's allowance: the data rows may change order, and only that. calc.sort_rows allowed
+every cell of the data rows to change, so a digit changed in a column the rubric does not
+read passed the whole rubric, and the package gate could plant nothing but an extra file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from openpyxl import Workbook, load_workbook
+
+from guiforge.verify.contract import FinalState
+from guiforge.verify.plant import plant_side_error
+from guiforge.verify.side_effects import side_damage
+
+ROWS = [["Registration", 1, 770.53], ["Flights", 2, 162.64], ["Hotel", 3, 160.68], ["Per diem", 4, 50.0]]
+SORT = [{"file": "costs.xlsx", "rows": ["Costs!A2:D5"]}, {"file": "costs.xlsx", "cells": ["Costs!C2:C5"]}]
+
+
+def write(path: Path, rows: list[list]) -> bytes:
+    """A sheet with a header, the rows, an Amount formula on each row's own cells (as a sort
+    in LibreOffice rewrites it) and a total row."""
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Costs"
+    ws.append(["Item", "Quantity", "Unit cost", "Amount"])
+    for i, row in enumerate(rows, start=2):
+        ws.append([*row, f"=B{i}*C{i}"])
+    ws.append(["Total", None, None, f"=SUM(D2:D{len(rows) + 1})"])
+    wb.save(path)
+    return path.read_bytes()
+
+
+def sorted_state(tmp_path: Path) -> FinalState:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    initial = {"costs.xlsx": write(ws / "costs.xlsx", ROWS)}
+    write(ws / "costs.xlsx", sorted(ROWS, key=lambda r: r[2]))  # smallest unit cost first
+    return FinalState(workspace=ws, initial_files=initial)
+
+
+def test_rows_that_only_changed_order_are_no_damage_and_a_changed_digit_in_them_is(tmp_path):
+    state = sorted_state(tmp_path)
+    assert side_damage(state, SORT) == []
+    wb = load_workbook(state.workspace / "costs.xlsx")
+    wb["Costs"]["B3"] = 5  # a quantity no check reads, changed in the sorted rows
+    wb.save(state.workspace / "costs.xlsx")
+    assert "costs.xlsx!Costs!B3" in [c.path for c in side_damage(state, SORT)]
+    # the same sheet under the old allowance (every cell of the rows): the digit passed
+    assert side_damage(state, [{"file": "costs.xlsx", "cells": ["Costs!A2:D5"]}]) == []
+
+
+def test_the_plant_finds_a_digit_in_the_sorted_rows_not_only_an_extra_file(tmp_path):
+    planted = plant_side_error(sorted_state(tmp_path), SORT)
+    try:
+        assert planted is not None and planted.description.startswith("costs.xlsx: Costs!"), planted
+        assert side_damage(planted.state, SORT)
+    finally:
+        planted.cleanup()
