@@ -180,18 +180,29 @@ def _edit_xlsx(data: bytes) -> Iterator[tuple[bytes, str]]:
 
 
 def _edit_docx(data: bytes) -> Iterator[tuple[bytes, str]]:
+    """A run of a paragraph or a table cell edited: a digit changed, or (a run with none, such
+    as a form's names) words added."""
     # heavy: docx, lxml, imported when this runs
     from docx import Document
 
-    runs = [(p, r) for p, para in enumerate(Document(io.BytesIO(data)).paragraphs)
-            for r, run in enumerate(para.runs) if _DIGIT.search(run.text)]
-    for p, r in [*runs[len(runs) // 2:], *runs[: len(runs) // 2]][:MAX_TRIES]:
+    def runs(doc) -> list[tuple[str, Any]]:
+        found = [(f"paragraph {p + 1}", run) for p, para in enumerate(doc.paragraphs) for run in para.runs]
+        found += [(f"table {t + 1} row {r + 1} cell {c + 1}", run) for t, table in enumerate(doc.tables)
+                  for r, row in enumerate(table.rows) for c, cell in enumerate(row.cells)
+                  for para in cell.paragraphs for run in para.runs]
+        return [(where, run) for where, run in found if run.text.strip()]
+
+    found = runs(Document(io.BytesIO(data)))
+    # digits first (the careless slip), then any text, each from the middle of the document on
+    order = sorted(range(len(found)), key=lambda i: (not _DIGIT.search(found[i][1].text), i < len(found) // 2, i))
+    for i in order[:MAX_TRIES]:
         doc = Document(io.BytesIO(data))
-        run = doc.paragraphs[p].runs[r]
-        old, run.text = run.text, _bumped(run.text)
+        where, run = runs(doc)[i]
+        old = run.text
+        run.text = _bumped(old) or old + " (edited)"
         out = io.BytesIO()
         doc.save(out)
-        yield out.getvalue(), f"paragraph {p + 1} {old!r} -> {run.text!r}"
+        yield out.getvalue(), f"{where} {old!r} -> {run.text!r}"
 
 
 def _edit_pptx(data: bytes) -> Iterator[tuple[bytes, str]]:

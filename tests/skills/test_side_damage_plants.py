@@ -1,11 +1,14 @@
-"""A sort's allowance: the data rows may change order, and only that. calc.sort_rows allowed
-every cell of the data rows to change, so a digit changed in a column the rubric does not
-read passed the whole rubric, and the package gate could plant nothing but an extra file."""
+"""Plants the every-card gate found missing, on small real files: a sort's allowance (the data
+rows may change order, and only that: calc.sort_rows allowed every cell of the data rows to
+change, so a digit changed in a column the rubric does not read passed the whole rubric), and
+a form's table in a Word document (writer.replace_name). In both the gate could plant nothing
+but an extra file."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from docx import Document
 from openpyxl import Workbook, load_workbook
 
 from guiforge.verify.contract import FinalState
@@ -54,5 +57,33 @@ def test_the_plant_finds_a_digit_in_the_sorted_rows_not_only_an_extra_file(tmp_p
     try:
         assert planted is not None and planted.description.startswith("costs.xlsx: Costs!"), planted
         assert side_damage(planted.state, SORT)
+    finally:
+        planted.cleanup()
+
+
+def test_a_forms_table_in_a_document_gets_the_plant_and_the_verifier_sees_it(tmp_path):
+    """writer.replace_name on a registration form: the name is in a table cell, the title in
+    a paragraph; the plant edits another cell of the table (not only an extra file)."""
+    def form(name: str) -> bytes:
+        doc = Document()
+        doc.add_paragraph("Summit registration")
+        table = doc.add_table(rows=3, cols=2)
+        for row, (label, value) in zip(table.rows, [("Attendee", name), ("Organisation", "Galiazzo Group"),
+                                                    ("Registration ID", "BK222246-R")], strict=True):
+            row.cells[0].text, row.cells[1].text = label, value
+        doc.save(tmp_path / "ws" / "form.docx")
+        return (tmp_path / "ws" / "form.docx").read_bytes()
+
+    (tmp_path / "ws").mkdir()
+    initial = {"form.docx": form("Manuel Lombardi")}
+    form("Hans Kraus")
+    state = FinalState(workspace=tmp_path / "ws", initial_files=initial)
+    allowances = [{"file": "form.docx", "gone": ["Manuel Lombardi"]}, {"file": "form.docx", "text": ["Hans Kraus"]},
+                  {"file": "form.docx", "text": ["Summit registration"]}]
+    assert side_damage(state, allowances) == []
+    planted = plant_side_error(state, allowances)
+    try:
+        assert planted is not None and planted.description.startswith("form.docx: table 1 row 3 cell 2"), planted
+        assert side_damage(planted.state, allowances)
     finally:
         planted.cleanup()
