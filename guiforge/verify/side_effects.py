@@ -19,7 +19,7 @@ moves whole rows). An allowance is
   ``gone`` (or held one of these before), ``added: true`` (new units, e.g. slides, may appear),
   ``rows`` ("Sheet!A2:D9": the range's rows may change order, and only that: its cells may
   change when the final range holds the same rows as s0's, a digit changed in one of them is
-  damage; a sort).
+  damage; a sort), ``blank: true`` (empty lines may go; a CSV's cleanup).
 Changes the environment makes on its own are allowed everywhere: a message marked read when
 opened, a thread's unread count cleared, the time stamp of a record the task may change,
 LibreOffice's lock files.
@@ -27,6 +27,7 @@ LibreOffice's lock files.
 
 from __future__ import annotations
 
+import csv
 import fnmatch
 import re
 from typing import Any
@@ -111,11 +112,28 @@ def _allowances_of(fn: str, args: dict[str, Any]) -> list[dict[str, Any]]:
         a["added"] = True
     elif fn == "file_lacks":
         a["gone"] = _as_list(args.get("text"))
+    elif fn == "csv_dirt_fixed":
+        return _dirt_allowances(path, args)
+    elif fn == "csv_cell_equals":
+        a["text"] = _as_list(args.get("value"))  # the line that holds the cell states its value
     elif fn.startswith(("csv_", "xlsx_")):
         pass  # a cleaned CSV or a new row: the file as a whole; the check reads every row
     else:  # documents, text files: each changed paragraph or line states what the check asks for
         a["text"] = [t for key in _TEXT_ARGS for t in _as_list(args.get(key))]
     return [a]
+
+
+def _dirt_allowances(path: str, args: dict[str, Any]) -> list[dict[str, Any]]:
+    """A CSV's cleanup: the lines that held the preparer's dirt (a restyled number or date, a
+    duplicated row) may change or go, a changed line may state a clean value, blank lines may
+    go; every other line stays as it was."""
+    kinds = args.get("kinds")
+    dirt = [d for d in args.get("dirt") or [] if isinstance(d, dict) and (kinds is None or d.get("kind") in kinds)]
+    a: dict[str, Any] = {"file": path, "gone": [d["dirty"] for d in dirt if str(d.get("dirty") or "").strip()],
+                         "text": [d["clean"] for d in dirt if str(d.get("clean") or "").strip()]}
+    a["blank"] = any(d.get("kind") == "blank_line" for d in dirt)
+    a = {k: v for k, v in a.items() if v}
+    return [a] if len(a) > 1 else []  # no dirt of these kinds: the file stays as it is
 
 
 # -- holding changes against them ------------------------------------------------------------
@@ -182,7 +200,7 @@ def _file_allows(a: dict[str, Any], change: Change) -> bool:
     pattern = str(a["file"])
     if not (fnmatch.fnmatch(change.file, pattern) or change.file == pattern):
         return False
-    narrowing = [k for k in ("cells", "sheets", "slides", "text", "gone", "added") if a.get(k)]
+    narrowing = [k for k in ("cells", "sheets", "slides", "text", "gone", "added", "blank") if a.get(k)]
     if not narrowing or change.unit in (None, "file"):
         return True  # the file may change as a whole, or was added or removed as a whole
     unit = change.unit
@@ -194,14 +212,37 @@ def _file_allows(a: dict[str, Any], change: Change) -> bool:
         return True
     if a.get("added") and change.kind == "added":
         return True
+    if a.get("blank") and change.kind == "removed" and not str(change.before or "").strip():
+        return True
     if any(_states(change.after, t) for t in a.get("text") or []):
         return True
     return any(_states(change.before, t) for t in a.get("gone") or [])
 
 
+def _cells(line: Any) -> list[Any]:
+    cells = next(csv.reader([str(line)]), [])
+    out: list[Any] = []
+    for cell in cells:
+        try:
+            out.append(float(cell))
+        except ValueError:
+            out.append(cell.strip())
+    return out
+
+
+def _restyled(change: Change) -> bool:
+    """A CSV line that holds the same values written another way ("50.00" as "50", a cell's
+    padding gone): a cleanup's restyling, no change of what the file says."""
+    if change.kind != "changed" or not str(change.file).lower().endswith(".csv"):
+        return False
+    a, b = _cells(change.before), _cells(change.after)
+    return len(a) == len(b) and all(
+        abs(x - y) <= 1e-9 if isinstance(x, float) and isinstance(y, float) else x == y for x, y in zip(a, b, strict=True))
+
+
 def allowed(change: Change, allowances: list[dict[str, Any]]) -> bool:
     if change.file is not None:
-        return any(_file_allows(a, change) for a in allowances if "file" in a)
+        return _restyled(change) or any(_file_allows(a, change) for a in allowances if "file" in a)
     return _env_change(change) or any(_state_allows(a, change) for a in allowances if "path" in a)
 
 
@@ -265,7 +306,7 @@ def resolve_allowances(state: FinalState, allowances: list[dict[str, Any]]) -> l
             a = dict(a)
             moved = [spec for spec in a.pop("rows") if _reordered(state, str(a["file"]), spec)]
             if not moved:
-                if not any(a.get(k) for k in ("cells", "sheets", "slides", "text", "gone", "added")):
+                if not any(a.get(k) for k in ("cells", "sheets", "slides", "text", "gone", "added", "blank")):
                     continue  # nothing else narrows it: without the rows it would allow the whole file
             else:
                 a["cells"] = [*(a.get("cells") or []), *moved]

@@ -1,8 +1,9 @@
 """Plants the every-card gate found missing, on small real files: a sort's allowance (the data
 rows may change order, and only that: calc.sort_rows allowed every cell of the data rows to
 change, so a digit changed in a column the rubric does not read passed the whole rubric), and
-a form's table in a Word document (writer.replace_name). In both the gate could plant nothing
-but an extra file."""
+a form's table in a Word document (writer.replace_name), a CSV's cleanup (terminal.
+clean_csv_then_total allowed the whole file, so a digit changed in a clean row passed its
+rubric). In each the gate could plant nothing but an extra file."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from openpyxl import Workbook, load_workbook
 
 from guiforge.verify.contract import FinalState
 from guiforge.verify.plant import plant_side_error
-from guiforge.verify.side_effects import side_damage
+from guiforge.verify.side_effects import derive_allowances, side_damage
 
 ROWS = [["Registration", 1, 770.53], ["Flights", 2, 162.64], ["Hotel", 3, 160.68], ["Per diem", 4, 50.0]]
 SORT = [{"file": "costs.xlsx", "rows": ["Costs!A2:D5"]}, {"file": "costs.xlsx", "cells": ["Costs!C2:C5"]}]
@@ -87,3 +88,31 @@ def test_a_forms_table_in_a_document_gets_the_plant_and_the_verifier_sees_it(tmp
         assert side_damage(planted.state, allowances)
     finally:
         planted.cleanup()
+
+
+DIRTY = "Item,Quantity,Unit cost,Amount\nRegistration,1,770.53,  770.53 \n\nFlights,1,162.64,162.64\n" \
+        "Flights,1,162.64,162.64\nHotel,3,160.68,\"482,04\"\nPer diem,4,12.50,50.00\n"
+CLEAN = "Item,Quantity,Unit cost,Amount\nRegistration,1,770.53,770.53\nFlights,1,162.64,162.64\n" \
+        "Hotel,3,160.68,482.04\nPer diem,4,12.50,50.00\nTotal,,,1465.21\n"
+DIRT = [{"kind": "number_format", "line": 2, "column": "Amount", "clean": "770.53", "dirty": "  770.53 "},
+        {"kind": "blank_line", "line": 3, "column": "", "clean": "", "dirty": ""},
+        {"kind": "duplicate_row", "line": 5, "column": "", "clean": "", "dirty": "Flights,1,162.64,162.64"},
+        {"kind": "number_format", "line": 6, "column": "Amount", "clean": "482.04", "dirty": "482,04"}]
+
+
+def test_a_csv_cleanup_may_touch_its_dirty_lines_and_the_total_and_no_other_line(tmp_path):
+    rubric = [{"id": k, "check": {"fn": "csv_dirt_fixed", "path": "b.csv", "dirt": DIRT, "rows": [], "kinds": [k]}}
+              for k in ("number_format", "blank_line", "duplicate_row")]
+    rubric += [{"id": "total", "check": {"fn": "csv_cell_equals", "path": "b.csv", "row": 4, "column": "Amount",
+                                         "value": 1465.21}},
+               {"id": "label", "check": {"fn": "csv_cell_equals", "path": "b.csv", "row": 4, "column": 0,
+                                         "value": "Total"}}]
+    allowances = derive_allowances(rubric)
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "b.csv").write_text(CLEAN)
+    state = FinalState(workspace=tmp_path / "ws", initial_files={"b.csv": DIRTY.encode()})
+    assert side_damage(state, allowances) == []
+    (tmp_path / "ws" / "b.csv").write_text(CLEAN.replace("12.50,50.00", "12.5,50"))  # the same values restyled
+    assert side_damage(state, allowances) == []
+    (tmp_path / "ws" / "b.csv").write_text(CLEAN.replace("Per diem,4,", "Per diem,5,"))  # a clean row's digit
+    assert [c.unit for c in side_damage(state, allowances)] == ["line 5"]
