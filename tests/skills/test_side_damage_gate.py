@@ -6,7 +6,10 @@ changed in another record, an extra record, another cell or line edited, an extr
 
 CI runs two cards (one app-state plant in Chromium, one file plant in the tools' workspace;
 the card tests' package gates plant too); ``pytest --battery`` runs a few cards per domain and
-every card in every domain and variant it supports."""
+every card in every domain and variant it supports, one item each (``-k "every_card and
+desktop"`` for one domain): passed when its planted side error failed the rubric, skipped when
+the task changes no state and nothing could be planted, failed otherwise; the counts are
+written at the end."""
 
 from __future__ import annotations
 
@@ -55,11 +58,18 @@ def manager():
 def tally(request):
     """What the every-card run found, written to the terminal when the module ends: cards
     whose planted side error failed the rubric, cards that change no state, cards failing."""
-    counts: dict[str, list[str]] = {"planted and caught": [], "without state change": [], "failing": []}
+    counts: dict[str, list[str]] = {"planted and caught": [], "answer-only": [], "without state change": [],
+                                    "failing": []}
     yield counts
     report = request.config.pluginmanager.get_plugin("terminalreporter")
-    if report is not None and any(counts.values()):
-        report.write_line("\nside-damage gate: " + ", ".join(f"{len(v)} {k}" for k, v in counts.items()))
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if report is None or capture is None or not any(counts.values()):
+        return
+    with capture.global_and_fixture_disabled():  # a teardown's output is captured otherwise
+        report.write_line(f"\nside-damage gate: {len(counts['planted and caught'])} planted and caught "
+                          f"({len(counts['answer-only'])} of them answer-only tasks, whose state must stay as it "
+                          f"was), {len(counts['without state change'])} without state change (skipped), "
+                          f"{len(counts['failing'])} failing")
         for key in ("without state change", "failing"):
             for line in counts[key]:
                 report.write_line(f"  {key}: {line}")
@@ -134,6 +144,8 @@ def test_a_planted_side_error_fails_the_rubric_on_every_card(manager, worlds, ta
         tally["without state change"].append(out.where)
         pytest.skip(f"{out.where} changes no state (its rubric allows no change): nothing to plant a side error in")
     tally["planted and caught"].append(f"{out.where}: {out.planted}")
+    if out.answer_only:
+        tally["answer-only"].append(out.where)
     print(f"{out.where}: planted {out.planted}")
 
 
