@@ -114,9 +114,14 @@ class ReferenceProgram(DesktopSteps):
         target is not on screen (it may be under it). See guiforge.teacher.distractors."""
         focus = self.obs.debug.get("focus") or {}
         pressed = 0
+        refocus = focus.get("id") if focus.get("editable") else None
         for _ in range(3):
-            wanted = step.get("id") or step.get("label")
-            visible = not wanted or find(self.obs, step.get("id"), step.get("label")) is not None
+            # once a press took the focus from a field, that field is the target: a toast that
+            # came up over it must go too, or the tap back into it finds nothing to tap
+            wanted_id, wanted_label = step.get("id"), step.get("label")
+            if pressed and not (wanted_id or wanted_label):
+                wanted_id = refocus
+            visible = not (wanted_id or wanted_label) or find(self.obs, wanted_id, wanted_label) is not None
             plan = next_dismissal(self.obs, visible)
             if plan is None:
                 break

@@ -57,14 +57,17 @@ def diff_file(path: str, a: bytes, b: bytes) -> list[Change]:
     try:
         if reader is not None:
             return _diff_units(path, reader(a), reader(b), keyed=suffix == ".xlsx")
-        return _diff_units(path, text_units(a), text_units(b), keyed=False)
+        return _diff_units(path, text_units(a), text_units(b), keyed=False, by_likeness=True)
     except Exception:  # noqa: BLE001 - corrupt, truncated or binary: the bytes differ, that is the change
         return [Change("changed", (), path, file=path, unit="file")]
 
 
-def _diff_units(path: str, a: dict[str, Any], b: dict[str, Any], keyed: bool) -> list[Change]:
+def _diff_units(path: str, a: dict[str, Any], b: dict[str, Any], keyed: bool, by_likeness: bool = False) -> list[Change]:
     """Keyed units (cells) compare by key; sequences (paragraphs, slides, lines) are aligned
-    first, so one inserted paragraph is one change, not every paragraph after it."""
+    first, so one inserted paragraph is one change, not every paragraph after it. With
+    ``by_likeness`` (lines) a replaced block pairs each line with its likest successor, so a
+    CSV whose cleanup dropped a line ahead of a row pairs the row with itself, not with the
+    line that moved up into its place."""
     out: list[Change] = []
     if keyed:
         for key in sorted(set(a) | set(b), key=_cell_order):
@@ -78,15 +81,34 @@ def _diff_units(path: str, a: dict[str, Any], b: dict[str, Any], keyed: bool) ->
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, texts_a, texts_b, autojunk=False).get_opcodes():
         if op == "equal":
             continue
-        pairs = list(zip(range(i1, i2), range(j1, j2), strict=False)) if op == "replace" else []
+        pairs = [] if op != "replace" else _likest(texts_a, texts_b, i1, i2, j1, j2) if by_likeness else \
+            list(zip(range(i1, i2), range(j1, j2), strict=False))
         for i, j in pairs:
             out.append(Change("changed", (), f"{path}#{names_b[j]}", texts_a[i], texts_b[j], file=path,
                               unit=names_b[j]))
-        for i in range(i1 + len(pairs), i2):
+        for i in sorted(set(range(i1, i2)) - {i for i, _ in pairs}):
             out.append(Change("removed", (), f"{path}#{names_a[i]}", texts_a[i], None, file=path, unit=names_a[i]))
-        for j in range(j1 + len(pairs), j2):
+        for j in sorted(set(range(j1, j2)) - {j for _, j in pairs}):
             out.append(Change("added", (), f"{path}#{names_b[j]}", None, texts_b[j], file=path, unit=names_b[j]))
     return out
+
+
+LIKE = 0.6  # two lines this alike (difflib's ratio) are one line edited; less, one gone and one new
+
+
+def _likest(a: list, b: list, i1: int, i2: int, j1: int, j2: int) -> list[tuple[int, int]]:
+    """(i, j) pairs of a replaced block, in order: each old line with the likest new line
+    after the last pair, when alike enough."""
+    pairs: list[tuple[int, int]] = []
+    start = j1
+    for i in range(i1, i2):
+        scored = [(difflib.SequenceMatcher(None, str(a[i]), str(b[j]), autojunk=False).ratio(), -j, j)
+                  for j in range(start, j2)]
+        best = max(scored, default=None)
+        if best is not None and best[0] >= LIKE:
+            pairs.append((i, best[2]))
+            start = best[2] + 1
+    return pairs
 
 
 def _cell_order(key: str) -> tuple:

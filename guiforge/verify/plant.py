@@ -21,7 +21,7 @@ from typing import Any
 
 from guiforge.verify.contract import FinalState
 from guiforge.verify.file_diff import diff_file, workspace_files
-from guiforge.verify.side_effects import allowed, side_damage
+from guiforge.verify.side_effects import allowed, resolve_allowances, side_damage
 from guiforge.verify.state_diff import Change, identity_key
 
 _DIGIT = re.compile(r"\d")
@@ -136,9 +136,13 @@ def _plant_in_files(state: FinalState, rules: list[dict[str, Any]]) -> Planted |
     for rel in sorted(set(final) & set(initial), key=lambda r: (Path(r).suffix.lower() not in _EDITORS, r)):
         editor = _EDITORS.get(Path(rel).suffix.lower(), _edit_text)
         for data, what in editor(final[rel]):
-            if any(not allowed(c, rules) for c in diff_file(rel, initial[rel], data)):
-                (workspace / rel).write_bytes(data)
-                return Planted(replace(state, workspace=workspace), f"{rel}: {what}", scratch)
+            (workspace / rel).write_bytes(data)
+            edited = replace(state, workspace=workspace)
+            # held as the verifier holds it: a range whose rows may only move is read in the edit
+            resolved = resolve_allowances(edited, rules)
+            if any(not allowed(c, resolved) for c in diff_file(rel, initial[rel], data)):
+                return Planted(edited, f"{rel}: {what}", scratch)
+            (workspace / rel).write_bytes(final[rel])
     name = "notes-extra.txt"  # an extra action: a file nobody asked for
     if allowed(Change("added", (), name, file=name), rules):
         shutil.rmtree(scratch, ignore_errors=True)
@@ -176,18 +180,29 @@ def _edit_xlsx(data: bytes) -> Iterator[tuple[bytes, str]]:
 
 
 def _edit_docx(data: bytes) -> Iterator[tuple[bytes, str]]:
+    """A run of a paragraph or a table cell edited: a digit changed, or (a run with none, such
+    as a form's names) words added."""
     # heavy: docx, lxml, imported when this runs
     from docx import Document
 
-    runs = [(p, r) for p, para in enumerate(Document(io.BytesIO(data)).paragraphs)
-            for r, run in enumerate(para.runs) if _DIGIT.search(run.text)]
-    for p, r in [*runs[len(runs) // 2:], *runs[: len(runs) // 2]][:MAX_TRIES]:
+    def runs(doc) -> list[tuple[str, Any]]:
+        found = [(f"paragraph {p + 1}", run) for p, para in enumerate(doc.paragraphs) for run in para.runs]
+        found += [(f"table {t + 1} row {r + 1} cell {c + 1}", run) for t, table in enumerate(doc.tables)
+                  for r, row in enumerate(table.rows) for c, cell in enumerate(row.cells)
+                  for para in cell.paragraphs for run in para.runs]
+        return [(where, run) for where, run in found if run.text.strip()]
+
+    found = runs(Document(io.BytesIO(data)))
+    # digits first (the careless slip), then any text, each from the middle of the document on
+    order = sorted(range(len(found)), key=lambda i: (not _DIGIT.search(found[i][1].text), i < len(found) // 2, i))
+    for i in order[:MAX_TRIES]:
         doc = Document(io.BytesIO(data))
-        run = doc.paragraphs[p].runs[r]
-        old, run.text = run.text, _bumped(run.text)
+        where, run = runs(doc)[i]
+        old = run.text
+        run.text = _bumped(old) or old + " (edited)"
         out = io.BytesIO()
         doc.save(out)
-        yield out.getvalue(), f"paragraph {p + 1} {old!r} -> {run.text!r}"
+        yield out.getvalue(), f"{where} {old!r} -> {run.text!r}"
 
 
 def _edit_pptx(data: bytes) -> Iterator[tuple[bytes, str]]:

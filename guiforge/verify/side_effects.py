@@ -16,7 +16,10 @@ moves whole rows). An allowance is
   checks, ``fields`` the record fields that may change; a path may end in a field);
 - a file: ``{file: <glob>}`` (any change), narrowed by ``cells`` ("Sheet!B3", "B2:B9"),
   ``sheets``, ``slides`` (1-based), ``text`` (each changed unit then states one of these) and
-  ``gone`` (or held one of these before), ``added: true`` (new units, e.g. slides, may appear).
+  ``gone`` (or held one of these before), ``added: true`` (new units, e.g. slides, may appear),
+  ``rows`` ("Sheet!A2:D9": the range's rows may change order, and only that: its cells may
+  change when the final range holds the same rows as s0's, a digit changed in one of them is
+  damage; a sort), ``blank: true`` (empty lines may go; a CSV's cleanup).
 Changes the environment makes on its own are allowed everywhere: a message marked read when
 opened, a thread's unread count cleared, the time stamp of a record the task may change,
 LibreOffice's lock files.
@@ -24,13 +27,14 @@ LibreOffice's lock files.
 
 from __future__ import annotations
 
+import csv
 import fnmatch
 import re
 from typing import Any
 
 from guiforge.verify.checks import check, mentions, normalize, record_matches
 from guiforge.verify.contract import FinalState
-from guiforge.verify.file_diff import diff_files, workspace_files
+from guiforge.verify.file_diff import diff_files, workspace_files, xlsx_units
 from guiforge.verify.state_diff import Change, diff_apps
 
 CRITERION_ID = "no_side_damage"
@@ -108,11 +112,28 @@ def _allowances_of(fn: str, args: dict[str, Any]) -> list[dict[str, Any]]:
         a["added"] = True
     elif fn == "file_lacks":
         a["gone"] = _as_list(args.get("text"))
+    elif fn == "csv_dirt_fixed":
+        return _dirt_allowances(path, args)
+    elif fn == "csv_cell_equals":
+        a["text"] = _as_list(args.get("value"))  # the line that holds the cell states its value
     elif fn.startswith(("csv_", "xlsx_")):
         pass  # a cleaned CSV or a new row: the file as a whole; the check reads every row
     else:  # documents, text files: each changed paragraph or line states what the check asks for
         a["text"] = [t for key in _TEXT_ARGS for t in _as_list(args.get(key))]
     return [a]
+
+
+def _dirt_allowances(path: str, args: dict[str, Any]) -> list[dict[str, Any]]:
+    """A CSV's cleanup: the lines that held the preparer's dirt (a restyled number or date, a
+    duplicated row) may change or go, a changed line may state a clean value, blank lines may
+    go; every other line stays as it was."""
+    kinds = args.get("kinds")
+    dirt = [d for d in args.get("dirt") or [] if isinstance(d, dict) and (kinds is None or d.get("kind") in kinds)]
+    a: dict[str, Any] = {"file": path, "gone": [d["dirty"] for d in dirt if str(d.get("dirty") or "").strip()],
+                         "text": [d["clean"] for d in dirt if str(d.get("clean") or "").strip()]}
+    a["blank"] = any(d.get("kind") == "blank_line" for d in dirt)
+    a = {k: v for k, v in a.items() if v}
+    return [a] if len(a) > 1 else []  # no dirt of these kinds: the file stays as it is
 
 
 # -- holding changes against them ------------------------------------------------------------
@@ -179,7 +200,7 @@ def _file_allows(a: dict[str, Any], change: Change) -> bool:
     pattern = str(a["file"])
     if not (fnmatch.fnmatch(change.file, pattern) or change.file == pattern):
         return False
-    narrowing = [k for k in ("cells", "sheets", "slides", "text", "gone", "added") if a.get(k)]
+    narrowing = [k for k in ("cells", "sheets", "slides", "text", "gone", "added", "blank") if a.get(k)]
     if not narrowing or change.unit in (None, "file"):
         return True  # the file may change as a whole, or was added or removed as a whole
     unit = change.unit
@@ -191,14 +212,37 @@ def _file_allows(a: dict[str, Any], change: Change) -> bool:
         return True
     if a.get("added") and change.kind == "added":
         return True
+    if a.get("blank") and change.kind == "removed" and not str(change.before or "").strip():
+        return True
     if any(_states(change.after, t) for t in a.get("text") or []):
         return True
     return any(_states(change.before, t) for t in a.get("gone") or [])
 
 
+def _cells(line: Any) -> list[Any]:
+    cells = next(csv.reader([str(line)]), [])
+    out: list[Any] = []
+    for cell in cells:
+        try:
+            out.append(float(cell))
+        except ValueError:
+            out.append(cell.strip())
+    return out
+
+
+def _restyled(change: Change) -> bool:
+    """A CSV line that holds the same values written another way ("50.00" as "50", a cell's
+    padding gone): a cleanup's restyling, no change of what the file says."""
+    if change.kind != "changed" or not str(change.file).lower().endswith(".csv"):
+        return False
+    a, b = _cells(change.before), _cells(change.after)
+    return len(a) == len(b) and all(
+        abs(x - y) <= 1e-9 if isinstance(x, float) and isinstance(y, float) else x == y for x, y in zip(a, b, strict=True))
+
+
 def allowed(change: Change, allowances: list[dict[str, Any]]) -> bool:
     if change.file is not None:
-        return any(_file_allows(a, change) for a in allowances if "file" in a)
+        return _restyled(change) or any(_file_allows(a, change) for a in allowances if "file" in a)
     return _env_change(change) or any(_state_allows(a, change) for a in allowances if "path" in a)
 
 
@@ -216,9 +260,63 @@ def state_changes(state: FinalState) -> list[Change]:
     return changes
 
 
+def _reordered(state: FinalState, file: str, spec: str) -> bool:
+    """Whether range ``spec`` ("Sheet!A2:D9") of xlsx ``file`` holds the same rows in the final
+    state as in s0, in any order (a formula's references to its own row read as one)."""
+    before = (state.initial_files or {}).get(file)
+    path = state.workspace / file if state.workspace is not None else None
+    if before is None or path is None or not path.is_file():
+        return False
+    sheet, _, cells = spec.rpartition("!")
+    (c1, r1), (c2, r2) = (_split(x) for x in cells.split(":", 1))
+
+    def rows(data: bytes) -> list[tuple]:
+        units = xlsx_units(data)
+        if not sheet:  # a range without its sheet is on the first
+            first = next((k[:-1] for k in units if k.endswith("!")), "")
+            units = {k.removeprefix(first): v for k, v in units.items()}
+        out = []
+        for r in range(min(r1, r2), max(r1, r2) + 1):
+            row = []
+            for c in range(min(c1, c2), max(c1, c2) + 1):
+                value = units.get(f"{sheet}!{_column(c)}{r}")
+                if isinstance(value, str) and value.startswith("="):
+                    value = re.sub(rf"(?<=[A-Za-z]){r}(?!\d)", "#", value)
+                row.append(round(value, 6) if isinstance(value, float) else value)
+            out.append(tuple(row))
+        return sorted(out, key=repr)
+
+    return rows(before) == rows(path.read_bytes())
+
+
+def _column(n: int) -> str:
+    letters = ""
+    while n:
+        n, rest = divmod(n - 1, 26)
+        letters = chr(65 + rest) + letters
+    return letters
+
+
+def resolve_allowances(state: FinalState, allowances: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Allowances with each ``rows`` range read against the files: a range whose rows only
+    changed order lets its cells change; one that holds other rows lets nothing."""
+    out = []
+    for a in allowances:
+        if "file" in a and a.get("rows"):
+            a = dict(a)
+            moved = [spec for spec in a.pop("rows") if _reordered(state, str(a["file"]), spec)]
+            if not moved:
+                if not any(a.get(k) for k in ("cells", "sheets", "slides", "text", "gone", "added", "blank")):
+                    continue  # nothing else narrows it: without the rows it would allow the whole file
+            else:
+                a["cells"] = [*(a.get("cells") or []), *moved]
+        out.append(a)
+    return out
+
+
 def side_damage(state: FinalState, changes: list[Any] | None = None) -> list[Change]:
     """The changes no allowance covers (``changes``: the criterion's allowances)."""
-    allowances = [{"path": a} if isinstance(a, str) else dict(a) for a in changes or []]
+    allowances = resolve_allowances(state, [{"path": a} if isinstance(a, str) else dict(a) for a in changes or []])
     found = state_changes(state)
     verdicts = [allowed(c, allowances) for c in found]
     # an app stamps a record it saves: its time stamp may change with any allowed change to it

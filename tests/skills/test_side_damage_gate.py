@@ -6,11 +6,15 @@ changed in another record, an extra record, another cell or line edited, an extr
 
 CI runs two cards (one app-state plant in Chromium, one file plant in the tools' workspace;
 the card tests' package gates plant too); ``pytest --battery`` runs a few cards per domain and
-every card in every domain and variant it supports."""
+every card in every domain and variant it supports, one item each (``-k "every_card and
+desktop"`` for one domain): passed when its planted side error failed the rubric, skipped when
+the task changes no state and nothing could be planted, failed otherwise; the counts are
+written at the end."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -35,9 +39,8 @@ SUBSET = {  # (card, domain): a few per domain, each changing state in its own w
 }
 
 
-@pytest.fixture(scope="module")
-def cards():
-    return load_cards(SKILLS)
+CARDS = load_cards(SKILLS)
+EVERY = [(cid, domain, variant) for cid in sorted(CARDS) for domain, variant in targets(CARDS[cid])]
 
 
 @pytest.fixture(scope="module")
@@ -51,55 +54,106 @@ def manager():
         yield m
 
 
-def gate_every(manager, cards, worlds, wanted) -> tuple[list[str], list[str]]:
-    """Gate one bound instance of each wanted (card, domain, variant); (failures, plants)."""
+@pytest.fixture(scope="module")
+def tally(request):
+    """What the every-card run found, written to the terminal when the module ends: cards
+    whose planted side error failed the rubric, cards that change no state, cards failing."""
+    counts: dict[str, list[str]] = {"planted and caught": [], "answer-only": [], "without state change": [],
+                                    "failing": []}
+    yield counts
+    report = request.config.pluginmanager.get_plugin("terminalreporter")
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if report is None or capture is None or not any(counts.values()):
+        return
+    with capture.global_and_fixture_disabled():  # a teardown's output is captured otherwise
+        report.write_line(f"\nside-damage gate: {len(counts['planted and caught'])} planted and caught "
+                          f"({len(counts['answer-only'])} of them answer-only tasks, whose state must stay as it "
+                          f"was), {len(counts['without state change'])} without state change (skipped), "
+                          f"{len(counts['failing'])} failing")
+        for key in ("without state change", "failing"):
+            for line in counts[key]:
+                report.write_line(f"  {key}: {line}")
+
+
+@dataclass
+class Outcome:
+    where: str
+    failure: str | None = None  # why the gate did not prove the verifier sees side damage
+    planted: str | None = None  # the side error the verifier caught
+    answer_only: bool = False  # the rubric lets nothing change: the task only answers
+
+
+def gate_one(manager, card, worlds, domain: str, variant: str | None) -> Outcome:
+    """Gate one bound instance of (card, domain, variant) with a planted side error."""
+    world, ctx = next((w, b[0]) for w in worlds if (b := bindings(card, w)))
+    row = candidate_row(render(card, world, ctx, domain, variant, SEED))
+    rubric = json.loads(row["rubric_json"])
+    assert rubric[-1]["id"] == CRITERION_ID and rubric[-1]["required"], card.id
+    out = Outcome(f"{card.id} ({domain}{'/' + variant if variant else ''}, {world.scenario})",
+                  answer_only=not rubric[-1]["check"].get("changes"))
+    verdict = PackageGate(manager).check(task_spec(row, world), json.loads(row["reference_json"]), variant)
+    if not verdict.passed:
+        out.failure = verdict.reason
+    elif verdict.details.get("planted"):
+        out.planted = verdict.details["planted"]
+    elif not out.answer_only:  # a task that changes state always leaves something to damage
+        out.failure = "no side error could be planted"
+    return out
+
+
+def gate_every(manager, worlds, wanted) -> tuple[list[str], list[str]]:
+    """Gate each wanted (card, domain): (failures, plants)."""
     failures, plants = [], []
-    gate = PackageGate(manager)
-    for card in sorted(cards.values(), key=lambda c: c.id):
-        for domain, variant in targets(card):
-            if not wanted(card.id, domain):
-                continue
-            world, ctx = next((w, b[0]) for w in worlds if (b := bindings(card, w)))
-            row = candidate_row(render(card, world, ctx, domain, variant, SEED))
-            rubric = json.loads(row["rubric_json"])
-            assert rubric[-1]["id"] == CRITERION_ID and rubric[-1]["required"], card.id
-            verdict = gate.check(task_spec(row, world), json.loads(row["reference_json"]), variant)
-            where = f"{card.id} ({domain}{'/' + variant if variant else ''}, {world.scenario})"
-            if not verdict.passed:
-                failures.append(f"{where}: {verdict.reason}")
-            elif not verdict.details.get("planted"):
-                failures.append(f"{where}: no side error could be planted")
+    for cid, domain, variant in EVERY:
+        if wanted(cid, domain):
+            out = gate_one(manager, CARDS[cid], worlds, domain, variant)
+            if out.failure or not out.planted:
+                failures.append(f"{out.where}: {out.failure or 'no side error could be planted'}")
             else:
-                plants.append(f"{where}: {verdict.details['planted']}")
+                plants.append(f"{out.where}: {out.planted}")
     return failures, plants
 
 
-def test_a_planted_side_error_fails_the_rubric_in_app_state_and_in_files(manager, cards, worlds):
-    failures, plants = gate_every(manager, cards, worlds, lambda cid, domain: (cid, domain) in CI_SAMPLE)
+def test_a_planted_side_error_fails_the_rubric_in_app_state_and_in_files(manager, worlds):
+    failures, plants = gate_every(manager, worlds, lambda cid, domain: (cid, domain) in CI_SAMPLE)
     assert not failures, failures
     assert len(plants) == len(CI_SAMPLE)
 
 
 @pytest.mark.battery
-def test_a_planted_side_error_fails_the_rubric_on_a_few_cards_per_domain(manager, cards, worlds):
-    failures, plants = gate_every(manager, cards, worlds, lambda cid, domain: (cid, domain) in SUBSET)
+def test_a_planted_side_error_fails_the_rubric_on_a_few_cards_per_domain(manager, worlds):
+    failures, plants = gate_every(manager, worlds, lambda cid, domain: (cid, domain) in SUBSET)
     print("\n".join(plants))
     assert not failures, failures
     assert len(plants) == len(SUBSET)
 
 
 @pytest.mark.battery
-def test_a_planted_side_error_fails_the_rubric_on_every_card(manager, cards, worlds):
-    failures, plants = gate_every(manager, cards, worlds, lambda cid, domain: True)
-    print("\n".join(plants))
-    assert not failures, failures
+@pytest.mark.parametrize("card_id,domain,variant", EVERY,
+                         ids=[f"{c}-{d}{'-' + v if v else ''}" for c, d, v in EVERY])
+def test_a_planted_side_error_fails_the_rubric_on_every_card(manager, worlds, tally, card_id, domain, variant):
+    """One item per card, domain and variant (select with -k, e.g. ``-k "every_card and
+    desktop"``): it passes when a planted side error failed the rubric, is skipped when the
+    task changes no state and nothing could be planted (an answer-only task: out of the
+    gate's proof), fails otherwise. The module's tally prints the three counts at the end."""
+    out = gate_one(manager, CARDS[card_id], worlds, domain, variant)
+    if out.failure:
+        tally["failing"].append(f"{out.where}: {out.failure}")
+        pytest.fail(f"{out.where}: {out.failure}")
+    if out.planted is None:
+        tally["without state change"].append(out.where)
+        pytest.skip(f"{out.where} changes no state (its rubric allows no change): nothing to plant a side error in")
+    tally["planted and caught"].append(f"{out.where}: {out.planted}")
+    if out.answer_only:
+        tally["answer-only"].append(out.where)
+    print(f"{out.where}: planted {out.planted}")
 
 
-def test_a_side_error_made_in_the_ui_fails_the_rubric(manager, cards, worlds):
+def test_a_side_error_made_in_the_ui_fails_the_rubric(manager, worlds):
     """The reference of mail.send_draft, then one more click that stars an inbox email: the
     task's own criteria pass, no_side_damage fails."""
 
-    card = cards["mail.send_draft"]
+    card = CARDS["mail.send_draft"]
     world, ctx = next((w, b[0]) for w in worlds if (b := bindings(card, w)))
     row = candidate_row(render(card, world, ctx, "web", None, SEED))
     spec = task_spec(row, world)
