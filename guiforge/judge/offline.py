@@ -26,7 +26,9 @@ _FINAL = ("terminate", "answer")
 _POINTER = ("click", "double_click", "right_click", "tap", "long_press")
 _QUOTED = re.compile(r"[\"“”«»]([^\"“”«»]{2,120})[\"“”«»]|(?:^|\s)['‘]([^'’\n]{2,120})['’](?=[\s,.;:!?)]|$)")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_NUMBER = re.compile(r"(?<![\d.,])\d(?:[\d,.:/-]*\d)?(?!\d)")
+# digits after one or two capitals that start a word ("C130", "AB12", "Q3") are a cell reference
+# or a name, not a value (a formula's range "=SUM(D2:D111)" names no number)
+_NUMBER = re.compile(r"(?<![\d.,])(?<!\b[A-Z])(?<!\b[A-Z]{2})\d(?:[\d,.:/-]*\d)?(?!\d)")
 _CLOCK = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])(?:\s*([ap])\.?\s*m\b\.?)?", re.I)
 
 
@@ -36,6 +38,9 @@ _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DATE = re.compile(rf"(?i)\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:,?\s+\d{{4}})?|\b{_MONTH}\s+\d{{1,2}}(?!\d)(?:st|nd|rd|th)?"
                    rf"(?:,?\s+\d{{4}})?|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:19|20)\d{{2}}\b")
 # How to compute or write a value, not a value to find: "n - 1 in the denominator", "to 2 decimals"
+# Values given as examples of a format ("values like 1,234.50 or 12,50 € into 1234.50"): the
+# phrase runs from the cue to the end of its sentence; they are not values the task asks for
+_EXAMPLE = re.compile(r"(?i)\b(?:like|such as|e\.\s?g\.|for example|for instance)\s.*?(?:[.!?;](?=\s|$)|$)")
 _SPEC = re.compile(r"(?i)\b[a-z]\s*[-+*/]\s*\d+\b|\b\d+\s*(?:decimals?|decimal places|dp|digits|"
                    r"significant figures|places)\b")
 
@@ -59,7 +64,7 @@ def expected_values(instruction: str) -> list[str]:
     for m in _QUOTED.finditer(instruction):
         values.append((m.group(1) or m.group(2)).strip())
     values.extend(_EMAIL.findall(instruction))
-    for m in _NUMBER.finditer(_SPEC.sub(" ", _DATE.sub(" ", instruction))):
+    for m in _NUMBER.finditer(_SPEC.sub(" ", _DATE.sub(" ", _EXAMPLE.sub(" ", instruction)))):
         if not any(m.group(0) in v for v in values):
             values.append(m.group(0))
     return list(dict.fromkeys(v for v in values if normalize(v)))
@@ -95,8 +100,12 @@ class Text:
 
 
 def _stem(token: str) -> str:
-    d = digits(token)
-    return d.rstrip("0") if re.search(r"[.,]\d*0$", token) else d
+    """The digits without a decimal part's trailing zeros: '12.50' -> '125', '40,00' -> '40'
+    (only the cents go: '1,200' and '100' keep theirs)."""
+    m = re.fullmatch(r"(.*\d)[.,](\d{1,2})", token)
+    if m and m.group(2).endswith("0"):
+        return digits(m.group(1)) + m.group(2).rstrip("0")
+    return digits(token)
 
 
 def number_forms(raw: str) -> set[str]:
@@ -169,7 +178,7 @@ class OfflineJudge:
         unsupported = [n for n in _numbers(" ".join(_said(view))) if not _number_in(n, told.numbers)]
         if unsupported or any(not _NUMBER.fullmatch(v) for v in missing):
             return frames
-        return frames[-1:] if missing else []
+        return frames[-1:] if missing or _autosaved_typing(view) else []
 
     def judge(self, view: JudgeView, screen_text: dict[str, str]) -> Verdict:
         """``screen_text`` holds the OCR of (at least) :meth:`frames_needed`."""
@@ -308,8 +317,21 @@ _STOP = frozenset(("the", "and", "for", "with", "from", "that", "this", "into", 
                    "just", "file", "make", "sure", "keep"))
 
 
+# Words on a control that only lead to a commit, a step a skipped confirmation stops at.
+_PREPARE = frozenset(("review", "preview", "next", "continue"))
+
+
 # Apps that keep an edit as it is typed, with no Save to press: there the typing commits it.
 AUTOSAVE_APPS = frozenset({"notes"})
+
+
+def _autosaved_typing(view: JudgeView) -> str | None:
+    """The text of a last action that typed into an app that saves as it goes (the final
+    screen must show it, so that frame is read)."""
+    acts = [s for s in view.steps if s.action is not None and s.action["type"] not in ("terminate", "wait")]
+    if acts and acts[-1].action["type"] == "type" and AUTOSAVE_APPS & set(view.apps):
+        return acts[-1].action.get("text") or None
+    return None
 
 
 def _finished(view: JudgeView, final: Text | None = None) -> bool:
@@ -320,14 +342,16 @@ def _finished(view: JudgeView, final: Text | None = None) -> bool:
     acts = [s for s in view.steps if s.action is not None and s.action["type"] not in ("terminate", "wait")]
     if any(s.action["type"] == "answer" for s in acts):
         return True
-    typed = acts[-1].action.get("text") if acts and acts[-1].action["type"] == "type" else None
-    if typed and AUTOSAVE_APPS & set(view.apps) and final is not None and final.has(typed):
+    typed = _autosaved_typing(view)
+    if typed and final is not None and final.has(typed):
         return True
     asked = {w for w in normalize(view.instruction).split() if len(w) >= 3 and w not in _STOP}
     for i, s in enumerate(reversed(acts[-3:])):
         a = s.action
         keys = [k.lower() for k in a.get("keys") or []]
         said = normalize(" ".join(str(x) for x in (s.target, s.feedback) if x))
+        if s.target and _PREPARE & set(normalize(s.target).split()):
+            continue  # "Review transfer" leads to the commit, it is not one
         if _COMMIT.search(said) or a["type"] in ("bash", "call_tool") or ("ctrl" in keys and "s" in keys):
             return True
         if i == 0 and s.target and asked & set(normalize(s.target).split()):

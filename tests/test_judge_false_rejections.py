@@ -1,0 +1,71 @@
+"""The offline judge's false rejections of correct episodes, each found in a default run's
+lake (verifier passed, judge rejected), and the planted failure next to each that must
+still be caught."""
+
+from __future__ import annotations
+
+from guiforge.judge.evidence import build_view
+from guiforge.judge.offline import OfflineJudge, _number_in, _numbers, expected_values, number_forms
+
+
+def _view(instruction: str, actions: list[tuple[dict, str | None, str]], apps=("bank",), domain="mobile"):
+    """A trajectory of (action, element label, feedback) steps, each on its own frame."""
+    steps = [{"step_index": i, "image_sha256": f"f{i}", "feedback": feedback, "error": None, "thought": "",
+              "target_json": f'{{"role": "button", "label": "{label}"}}' if label else None, "action": action}
+             for i, (action, label, feedback) in enumerate(actions)]
+    view = build_view({"trajectory_id": "trj_1", "env_failure": False},
+                      {"task_id": "t1", "domain": domain, "apps": list(apps), "max_steps": 20,
+                       "instruction": instruction}, steps)
+    view.key_frames = [(s["step_index"], s["image_sha256"]) for s in steps]
+    return view
+
+
+def test_cents_written_with_zeros_back_the_whole_amount_only():
+    """'40,00 €' backs a typed 40 (it did not: the stem dropped every trailing zero, so the
+    judge took it for 4) and no longer backs a typed 4."""
+    assert _number_in("40", number_forms("Move 40,00 € into savings"))
+    assert _number_in("100", number_forms("Transfer A$100.00"))
+    assert not _number_in("4", number_forms("Move 40,00 € into savings"))
+    assert not _number_in("1", number_forms("Transfer A$100.00"))
+    assert _number_in("12.5", number_forms("12.50")) and not _number_in("12", number_forms("1,200"))
+
+
+def test_cell_references_in_a_formula_are_not_numbers():
+    """'=SUMIF(C2:C130;...)' types no value; a tab-separated amount in a tool's JSON still is one."""
+    assert _numbers('=SUMIF(C2:C130;"Dining";D2:D130)\n') == []
+    assert _numbers("AB12 and Q3") == []
+    assert _numbers('"Day delegate catering\\t31\\t32,00 €\\t992,00 €"') == ["31", "32,00", "992,00"]
+
+
+def test_values_given_as_examples_of_a_format_are_not_asked_for():
+    cleaning = ("Tidy budget.csv: de-duplicate it, turn values like 1,234.50 or 12,50 € into 1234.50 / 12.50 "
+                "and dates into YYYY-MM-DD. Overwrite the file with the clean version.")
+    assert expected_values(cleaning) == []
+    assert expected_values("Move 40,00 € to savings, e.g. for the holiday. Reference 'Rent 2'") == ["Rent 2", "40,00"]
+
+
+def test_a_transfer_left_at_its_review_step_is_unfinished():
+    """The skipped confirmation: typing the amount matches now, so the last control is what
+    tells; 'Review transfer' leads to the commit and is not one, 'Confirm transfer' is."""
+    steps = [({"type": "tap", "x": 1, "y": 1}, "Amount (GBP)", "tapped “Amount (GBP)”"),
+             ({"type": "type", "text": "200"}, None, "typed 3 characters into “Amount (GBP)”"),
+             ({"type": "tap", "x": 2, "y": 2}, "Review transfer", "tapped “Review transfer”")]
+    done = ({"type": "tap", "x": 3, "y": 3}, "Confirm transfer", "tapped “Confirm transfer”")
+    end = ({"type": "terminate", "status": "success"}, None, "episode ended")
+    instruction = "Transfer £200.00 from Everyday Checking to Savings."
+    stopped = OfflineJudge().judge(_view(instruction, [*steps, end]), {})
+    assert not stopped.success and "unfinished" in stopped.flags, stopped.rationale
+    confirmed = OfflineJudge().judge(_view(instruction, [*steps, done, end]), {})
+    assert confirmed.success, confirmed.rationale
+
+
+def test_typing_into_notes_reads_the_final_frame_even_with_nothing_missing():
+    """The notes commit is the final screen showing the typed text, so that frame is read
+    even when no asked-for value is missing (it was read only by chance before)."""
+    view = _view("Write a summary of Ana's email into my Notes.",
+                 [({"type": "tap", "x": 1, "y": 1}, "New note", "tapped “New note”"),
+                  ({"type": "type", "text": "Ana moves the lunch to Friday"}, None, "typed into “Note body”"),
+                  ({"type": "terminate", "status": "success"}, None, "episode ended")], apps=("notes",))
+    judge = OfflineJudge()
+    assert judge.frames_needed(view) == ["f2"]
+    assert judge.judge(view, {"f2": "Notes Ana moves the lunch to Friday"}).success
