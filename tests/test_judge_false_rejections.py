@@ -69,3 +69,35 @@ def test_typing_into_notes_reads_the_final_frame_even_with_nothing_missing():
     judge = OfflineJudge()
     assert judge.frames_needed(view) == ["f2"]
     assert judge.judge(view, {"f2": "Notes Ana moves the lunch to Friday"}).success
+
+
+def test_numbers_that_show_a_format_are_not_asked_for():
+    for instruction in ("clean x.csv in place: no dupes, plain numbers (1234.50), dates YYYY-MM-DD",
+                        "Bereinige x.csv: einfache Zahlen (1234.50) und Datumsangaben als YYYY-MM-DD.",
+                        "vereinheitliche Zahlen und Daten (1234.50, YYYY-MM-DD). Gleiche Datei.",
+                        "x.csv needs the usual cleanup: normalise numbers to 1234.50 and dates to YYYY-MM-DD."):
+        assert expected_values(instruction) == [], instruction
+    assert expected_values("Set the numbers in B2 to 17") == ["17"]  # a value, not a format
+
+
+def test_a_time_moved_an_hour_later_is_backed_by_the_time_it_was():
+    """The rescheduled end time is on no screen by design; the time it was, moved by the
+    instruction's hour, is. A time off by anything else is still unsupported."""
+    from guiforge.judge.shifts import shifts
+
+    assert shifts("\"Team lunch\" am 27 March 2025 soll eine Stunde später anfangen und enden.") == [60]
+    assert shifts("Décale \"Yoga\" d'une heure plus tard, même durée.") == [60]
+    assert shifts("Move it 30 minutes earlier") == [-30]
+    assert shifts("Book the 2 hours workshop") == []  # a length, not a move
+    steps = [({"type": "tap", "x": 1, "y": 1}, "8:00 AM Dentist check-up", "tapped “8:00 AM Dentist check-up”"),
+             ({"type": "type", "text": "09:00"}, None, "typed 5 characters into “Start”"),
+             ({"type": "type", "text": "09:40"}, None, "typed 5 characters into “End”"),
+             ({"type": "tap", "x": 2, "y": 2}, "Save", "tapped “Save”"),
+             ({"type": "terminate", "status": "success"}, None, "episode ended")]
+    instruction = 'Something came up: move my "Dentist check-up" on 29 December 2025 one hour later'
+    screens = {"f0": "Dentist check-up 8:00 AM - 8:40 AM", "f4": "Dentist check-up 9:00 AM"}
+    moved = OfflineJudge().judge(_view(instruction, steps, apps=("calendar",)), screens)
+    assert moved.success, moved.rationale
+    steps[2] = ({"type": "type", "text": "09:50"}, None, "typed 5 characters into “End”")
+    wrong = OfflineJudge().judge(_view(instruction, steps, apps=("calendar",)), screens)
+    assert "unsupported_value" in wrong.flags

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from guiforge.judge.evidence import JudgeView
 from guiforge.judge.refusal import refusal_grounds
+from guiforge.judge.shifts import shifts, unshifted
 from guiforge.judge.verdict import Verdict
 
 NAME = "offline:ocr-judge"
@@ -41,6 +42,9 @@ _DATE = re.compile(rf"(?i)\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:,?\s+\d{{4}})
 # Values given as examples of a format ("values like 1,234.50 or 12,50 € into 1234.50"): the
 # phrase runs from the cue to the end of its sentence; they are not values the task asks for
 _EXAMPLE = re.compile(r"(?i)\b(?:like|such as|e\.\s?g\.|for example|for instance)\s.*?(?:[.!?;](?=\s|$)|$)")
+# A number a format is shown with: "numbers are plain (1234.50)", "Zahlen und Daten (1234.50, YYYY-MM-DD)"
+_FORMAT_EXAMPLE = re.compile(r"(?i)\b(?:numbers|zahlen|n[uú]meros|nombres|numeri)\b(?:[^.;:()]{0,25}\(|\s+to\s)\s*"
+                             r"\d[\d.,]*")
 _SPEC = re.compile(r"(?i)\b[a-z]\s*[-+*/]\s*\d+\b|\b\d+\s*(?:decimals?|decimal places|dp|digits|"
                    r"significant figures|places)\b")
 
@@ -64,7 +68,10 @@ def expected_values(instruction: str) -> list[str]:
     for m in _QUOTED.finditer(instruction):
         values.append((m.group(1) or m.group(2)).strip())
     values.extend(_EMAIL.findall(instruction))
-    for m in _NUMBER.finditer(_SPEC.sub(" ", _DATE.sub(" ", _EXAMPLE.sub(" ", instruction)))):
+    text = instruction
+    for not_asked in (_EXAMPLE, _FORMAT_EXAMPLE, _DATE, _SPEC):
+        text = not_asked.sub(" ", text)
+    for m in _NUMBER.finditer(text):
         if not any(m.group(0) in v for v in values):
             values.append(m.group(0))
     return list(dict.fromkeys(v for v in values if normalize(v)))
@@ -254,7 +261,9 @@ class OfflineJudge:
                  f"asked-for value(s) not typed, answered or on the final screen: {missing[:4]}")
 
         support = told + screens
-        unsupported = [n for n in _numbers(" ".join(_said(view))) if not _number_in(n, support.numbers)]
+        moves = shifts(view.instruction)  # a time moved "one hour later" is backed by the time it was
+        unsupported = [n for n in _numbers(" ".join(_said(view))) if not _number_in(n, support.numbers)
+                       and not any(f in support.numbers for minutes in moves for f in unshifted(n, minutes))]
         if unsupported:
             steps_with = [s.index for s in steps if s.action and any(n in str(s.action.get("text") or "")
                                                                      or n in str(s.action.get("answer") or "")
