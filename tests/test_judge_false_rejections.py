@@ -4,6 +4,12 @@ still be caught."""
 
 from __future__ import annotations
 
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
 from guiforge.judge.evidence import build_view
 from guiforge.judge.offline import OfflineJudge, _number_in, _numbers, expected_values, number_forms
 
@@ -101,3 +107,35 @@ def test_a_time_moved_an_hour_later_is_backed_by_the_time_it_was():
     steps[2] = ({"type": "type", "text": "09:50"}, None, "typed 5 characters into “End”")
     wrong = OfflineJudge().judge(_view(instruction, steps, apps=("calendar",)), screens)
     assert "unsupported_value" in wrong.flags
+
+
+FILE_MENU = Path(__file__).parent / "judge_frames" / "writer_file_menu.png"  # a default run's Writer frame, cropped
+
+
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="needs tesseract")
+def test_a_mouse_save_on_the_desktop_is_read_off_the_menu_it_clicked():
+    """LibreOffice records no element under a click, so File > Save by mouse looked like no
+    commit at all (66 correct desktop episodes rejected in one default run). The judge now
+    reads the line under such a closing click; leaving the menu without saving still fails."""
+    from guiforge.judge.ocr import ScreenReader
+
+    steps = [({"type": "type", "text": "The total is 213682.05."}, None, "type done"),
+             ({"type": "click", "x": 9, "y": 19}, None, "click done"),  # File
+             ({"type": "click", "x": 136, "y": 420}, None, "click done"),  # Save, on the open menu
+             ({"type": "click", "x": 613, "y": 574}, None, "click done"),  # the format dialog
+             ({"type": "terminate", "status": "success"}, None, "episode ended")]
+    instruction = "Total party_budget.csv and write the result into a new last paragraph of invitation.docx, then save it."
+    view = _view(instruction, steps, apps=("terminal", "writer"), domain="desktop")
+    view.steps[2] = replace(view.steps[2], image_sha256="menu")
+    judge = OfflineJudge()
+    shown = {"f4": "The total amount in party_budget.csv is 213682.05."}
+    assert "unfinished" in judge.judge(view, shown).flags  # what the judge saw before
+    points = judge.points_needed(view)
+    assert ("menu", 136, 420) in points
+    under = ScreenReader(None).read_points(points, {"menu": FILE_MENU.read_bytes()})
+    assert under[("menu", 136, 420)] == "Save"
+    verdict = judge.judge(view, shown, under)
+    assert verdict.success, verdict.rationale
+    closed = _view(instruction, [steps[0], steps[1], ({"type": "key", "keys": ["escape"]}, None, "key done"), steps[-1]],
+                   apps=("terminal", "writer"), domain="desktop")
+    assert "unfinished" in judge.judge(closed, shown, under).flags

@@ -187,8 +187,22 @@ class OfflineJudge:
             return frames
         return frames[-1:] if missing or _autosaved_typing(view) else []
 
-    def judge(self, view: JudgeView, screen_text: dict[str, str]) -> Verdict:
-        """``screen_text`` holds the OCR of (at least) :meth:`frames_needed`."""
+    def points_needed(self, view: JudgeView) -> list[tuple[str, int, int]]:
+        """(frame, x, y) of the closing clicks that named no element (the desktop records
+        none), when nothing else shows the episode finished: the text under them may be the
+        commit ("Save" in LibreOffice's File menu)."""
+        last = view.last_action or {}
+        if view.env_failure or last.get("status") == "infeasible" or last.get("type") not in _FINAL:
+            return []
+        if _finished(view):
+            return []
+        return [(s.image_sha256, s.action["x"], s.action["y"]) for s in _closing(view)
+                if s.action["type"] in _POINTER and not s.target and s.image_sha256]
+
+    def judge(self, view: JudgeView, screen_text: dict[str, str],
+              point_text: dict[tuple[str, int, int], str] | None = None) -> Verdict:
+        """``screen_text`` holds the OCR of (at least) :meth:`frames_needed`, ``point_text``
+        the text under :meth:`points_needed`."""
         frames = [sha for _, sha in view.key_frames]
         if view.env_failure:
             return Verdict(False, 0.0, "the environment failed; no outcome to judge", NAME, flags=["env_failure"],
@@ -232,7 +246,7 @@ class OfflineJudge:
             elif seen:  # nothing says it cannot be done, and what was asked is in view: giving up
                 flag("infeasible_but_seen", 0.6, f"reported infeasible, yet the screens show {seen[:3]}",
                      [last.index])
-        elif last is not None and last.action is not None and not _finished(view, final):
+        elif last is not None and last.action is not None and not _finished(view, final, point_text or {}):
             flag("unfinished", 0.5, "no action that commits the change (send, save, submit, confirm...) "
                  "and no answer before the end", [last.index])
 
@@ -343,7 +357,12 @@ def _autosaved_typing(view: JudgeView) -> str | None:
     return None
 
 
-def _finished(view: JudgeView, final: Text | None = None) -> bool:
+def _closing(view: JudgeView) -> list:
+    """The last three actions that do something (a wait or the terminate does not)."""
+    return [s for s in view.steps if s.action is not None and s.action["type"] not in ("terminate", "wait")][-3:]
+
+
+def _finished(view: JudgeView, final: Text | None = None, point_text: dict | None = None) -> bool:
     """An answer was given, or one of the last actions committed something: a control or
     feedback that says so, a save shortcut, a command or tool call, (the last action) a
     control named with one of the instruction's own words ("Archive", "Pin note"), or text
@@ -358,11 +377,13 @@ def _finished(view: JudgeView, final: Text | None = None) -> bool:
     for i, s in enumerate(reversed(acts[-3:])):
         a = s.action
         keys = [k.lower() for k in a.get("keys") or []]
-        said = normalize(" ".join(str(x) for x in (s.target, s.feedback) if x))
-        if s.target and _PREPARE & set(normalize(s.target).split()):
+        # a click that named no element: the text OCR read under it
+        target = s.target or (point_text or {}).get((s.image_sha256, a.get("x"), a.get("y")))
+        said = normalize(" ".join(str(x) for x in (target, s.feedback) if x))
+        if target and _PREPARE & set(normalize(target).split()):
             continue  # "Review transfer" leads to the commit, it is not one
         if _COMMIT.search(said) or a["type"] in ("bash", "call_tool") or ("ctrl" in keys and "s" in keys):
             return True
-        if i == 0 and s.target and asked & set(normalize(s.target).split()):
+        if i == 0 and target and asked & set(normalize(target).split()):
             return True
     return False
