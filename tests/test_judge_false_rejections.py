@@ -139,3 +139,19 @@ def test_a_mouse_save_on_the_desktop_is_read_off_the_menu_it_clicked():
     closed = _view(instruction, [steps[0], steps[1], ({"type": "key", "keys": ["escape"]}, None, "key done"), steps[-1]],
                    apps=("terminal", "writer"), domain="desktop")
     assert "unfinished" in judge.judge(closed, shown, under).flags
+
+
+def test_a_tools_episode_that_opened_an_image_needs_no_final_screenshot():
+    """tools.receipt_total_from_image: the receipt is the observation after open_image, the
+    answer step has no image, and there is no screen whose final state could be shown."""
+    instruction = "What is the total on the receipt receipt.png?"
+    steps = [({"type": "call_tool", "text": '{"name": "open_image", "arguments": {"path": "receipt.png"}}'}, None,
+              '{"handle": "img-1", "width": 600, "height": 900}'),
+             ({"type": "call_tool", "text": '{"name": "ocr_image", "arguments": {"image": "img-1"}}'}, None,
+              '{"text": "TOTAL 23.40"}'),
+             ({"type": "answer", "answer": "The total is 23.40."}, None, "episode ended (answer)")]
+    view = _view(instruction, steps, apps=(), domain="tools")
+    view.steps[2] = replace(view.steps[2], image_sha256=None)
+    assert OfflineJudge().judge(view, {}).success
+    view.domain = "web"  # a GUI episode whose last frame is missing is still flagged
+    assert "no_final_state" in OfflineJudge().judge(view, {}).flags

@@ -233,7 +233,8 @@ class OfflineJudge:
                 flag("step_budget", 1.0, f"the step budget ({view.max_steps}) ran out", [last.index])
             else:
                 flag("no_final_state", 1.0, "the trajectory stops without finishing", [last.index])
-        if any(s.image_sha256 for s in steps) and not steps[-1].image_sha256:
+        # a tools episode's images are documents a tool opened, not the state: its end is the answer
+        if view.domain != "tools" and any(s.image_sha256 for s in steps) and not steps[-1].image_sha256:
             flag("no_final_state", 0.5, "no screenshot of the final state")
 
         infeasible = last is not None and last.action is not None and last.action.get("status") == "infeasible"
