@@ -155,3 +155,30 @@ def test_a_tools_episode_that_opened_an_image_needs_no_final_screenshot():
     assert OfflineJudge().judge(view, {}).success
     view.domain = "web"  # a GUI episode whose last frame is missing is still flagged
     assert "no_final_state" in OfflineJudge().judge(view, {}).flags
+
+
+def test_a_year_in_a_file_name_is_not_an_asked_for_value():
+    assert expected_values("Add up Amount for EDEKA in budget_2024.xlsx; the result belongs in F2. Save.") == []
+    assert expected_values("Set the total in report_v3.docx to 1,250 and 75") == ["1,250", "75"]
+
+
+def test_a_moved_end_time_is_backed_by_the_field_it_was_typed_over():
+    """The event's end shows only in its edit form: the frame the agent typed the new end on
+    is read for the time it had, an hour earlier. 'Shift ... by one hour' is a move too."""
+    from guiforge.judge.shifts import shifts
+
+    instruction = 'I am running late that day. Shift "Kick-off call" (16 July 2025) by one hour, start and end.'
+    assert shifts(instruction) == [60]
+    steps = [({"type": "tap", "x": 1, "y": 1}, "4:15 PM Kick-off call", "tapped “4:15 PM Kick-off call”"),
+             ({"type": "type", "text": "17:15"}, None, "typed 5 characters into “Start”"),
+             ({"type": "type", "text": "18:00"}, None, "typed 5 characters into “End”"),
+             ({"type": "tap", "x": 2, "y": 2}, "Save", "tapped “Save”"),
+             ({"type": "terminate", "status": "success"}, None, "episode ended")]
+    view = _view(instruction, steps, apps=("calendar",))
+    view.key_frames = [(0, "f0"), (4, "f4")]
+    judge = OfflineJudge()
+    assert "f2" in judge.frames_needed(view)
+    screens = {"f0": "July 2025 4:15 PM Kick-off call", "f2": "Start 17:15 End 17:00 Save", "f4": "5:15 PM Kick-off"}
+    assert judge.judge(view, screens).success
+    screens["f2"] = "Start 17:15 End Save"  # the old end is nowhere: 18:00 backs on nothing
+    assert "unsupported_value" in judge.judge(view, screens).flags

@@ -39,6 +39,8 @@ _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DATE = re.compile(rf"(?i)\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:,?\s+\d{{4}})?|\b{_MONTH}\s+\d{{1,2}}(?!\d)(?:st|nd|rd|th)?"
                    rf"(?:,?\s+\d{{4}})?|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:19|20)\d{{2}}\b")
 # How to compute or write a value, not a value to find: "n - 1 in the denominator", "to 2 decimals"
+# A file's name names it ("budget_2024.xlsx"); its digits are not a value to find
+_FILE = re.compile(r"(?i)[\w.-]+\.(?:xlsx|xls|ods|csv|docx|doc|odt|pptx|odp|txt|md|pdf|png|jpe?g|json|py)\b")
 # Values given as examples of a format ("values like 1,234.50 or 12,50 € into 1234.50"): the
 # phrase runs from the cue to the end of its sentence; they are not values the task asks for
 _EXAMPLE = re.compile(r"(?i)\b(?:like|such as|e\.\s?g\.|for example|for instance)\s.*?(?:[.!?;](?=\s|$)|$)")
@@ -69,7 +71,7 @@ def expected_values(instruction: str) -> list[str]:
         values.append((m.group(1) or m.group(2)).strip())
     values.extend(_EMAIL.findall(instruction))
     text = instruction
-    for not_asked in (_EXAMPLE, _FORMAT_EXAMPLE, _DATE, _SPEC):
+    for not_asked in (_FILE, _EXAMPLE, _FORMAT_EXAMPLE, _DATE, _SPEC):
         text = not_asked.sub(" ", text)
     for m in _NUMBER.finditer(text):
         if not any(m.group(0) in v for v in values):
@@ -184,7 +186,7 @@ class OfflineJudge:
         missing = [v for v in expected_values(view.instruction) if not made.has(v)]
         unsupported = [n for n in _numbers(" ".join(_said(view))) if not _number_in(n, told.numbers)]
         if unsupported or any(not _NUMBER.fullmatch(v) for v in missing):
-            return frames
+            return list(dict.fromkeys([*frames, *_typed_over(view, unsupported)]))
         return frames[-1:] if missing or _autosaved_typing(view) else []
 
     def points_needed(self, view: JudgeView) -> list[tuple[str, int, int]]:
@@ -276,9 +278,13 @@ class OfflineJudge:
                  f"asked-for value(s) not typed, answered or on the final screen: {missing[:4]}")
 
         support = told + screens
-        moves = shifts(view.instruction)  # a time moved "one hour later" is backed by the time it was
-        unsupported = [n for n in _numbers(" ".join(_said(view))) if not _number_in(n, support.numbers)
-                       and not any(f in support.numbers for minutes in moves for f in unshifted(n, minutes))]
+        moves = shifts(view.instruction)
+        unsupported = [n for n in _numbers(" ".join(_said(view))) if not _number_in(n, support.numbers)]
+        # a time moved "one hour later" is backed by the time it was: on a key frame, or in the
+        # field the agent typed over (its frame shows the old value)
+        was = support + Text.of(*(screen_text.get(sha, "") for sha in _typed_over(view, unsupported)))
+        unsupported = [n for n in unsupported
+                       if not any(f in was.numbers for minutes in moves for f in unshifted(n, minutes))]
         if unsupported:
             steps_with = [s.index for s in steps if s.action and any(n in str(s.action.get("text") or "")
                                                                      or n in str(s.action.get("answer") or "")
@@ -293,6 +299,15 @@ class OfflineJudge:
             evidence_steps.add(view.key_frames[-1][0])
         return Verdict(success, round(score, 3), rationale[:2000], NAME, evidence_steps=sorted(evidence_steps),
                        evidence_images=frames, flags=flags)
+
+
+def _typed_over(view: JudgeView, numbers: list[str]) -> list[str]:
+    """Frames of the steps that typed one of ``numbers`` where the instruction moves a time:
+    the screen the agent typed over, whose field still shows the value it had."""
+    if not numbers or not shifts(view.instruction):
+        return []
+    return [s.image_sha256 for s in view.steps if s.image_sha256 and s.action and s.action["type"] == "type"
+            and any(n in str(s.action.get("text") or "") for n in numbers)]
 
 
 def _action_key(action: dict | None) -> tuple:

@@ -17,7 +17,8 @@ _SHIFT = re.compile(rf"(?i)(?<!\w)(half an?|\d+|one|an|a|two|three|eine[r]?|zwei
                     rf"un'|un|due|tre)\s*{_UNIT}|(?<!\w)(\d+)\s*(?:min\b|minutes?|minuten|minutos|minuti)")
 _EARLIER = re.compile(r"(?i)\b(?:earlier|sooner|forward|früher|vorziehen|plus tôt|avancer|antes|más temprano|prima)\b")
 # a move, not a length ("the 2 hours meeting"): a word that says which way
-_MOVE = re.compile(r"(?i)\b(?:later|back|earlier|sooner|forward|später|früher|tard|tôt|tarde|temprano|tardi|prima)\b")
+_MOVE = re.compile(r"(?i)\b(?:later|back|earlier|sooner|forward|shift\w*|move|reschedul\w*|später|früher|verschieb\w*|"
+                   r"tard|tôt|décal\w*|tarde|temprano|tardi|prima|sposta\w*)\b")
 _CLOCK = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*$")
 
 
