@@ -182,3 +182,19 @@ def test_a_moved_end_time_is_backed_by_the_field_it_was_typed_over():
     assert judge.judge(view, screens).success
     screens["f2"] = "Start 17:15 End Save"  # the old end is nowhere: 18:00 backs on nothing
     assert "unsupported_value" in judge.judge(view, screens).flags
+
+
+def test_a_desktop_save_left_at_the_keep_format_question_is_unfinished():
+    """The teacher's planted skipped confirmation: Ctrl+S (or File > Save) and then nothing,
+    so LibreOffice's "Keep current format?" still waits and the file is unchanged."""
+    instruction = "Put the total into F2 of budget.xlsx as a formula and save it."
+    typed = ({"type": "type", "text": '=SUM(D2:D40)\n'}, None, "type done")
+    save = ({"type": "hotkey", "keys": ["ctrl", "s"]}, None, "hotkey done")
+    wait = ({"type": "wait", "amount": 1}, None, "waited")
+    keep = ({"type": "key", "keys": ["enter"]}, None, "key done")
+    end = ({"type": "terminate", "status": "success"}, None, "episode ended")
+    judge = OfflineJudge()
+    left = judge.judge(_view(instruction, [typed, save, wait, end], apps=("calc",), domain="desktop"), {})
+    assert "unfinished" in left.flags
+    kept = judge.judge(_view(instruction, [typed, save, wait, keep, end], apps=("calc",), domain="desktop"), {})
+    assert kept.success, kept.rationale

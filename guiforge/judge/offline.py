@@ -398,6 +398,9 @@ def _finished(view: JudgeView, final: Text | None = None, point_text: dict | Non
         said = normalize(" ".join(str(x) for x in (target, s.feedback) if x))
         if target and _PREPARE & set(normalize(target).split()):
             continue  # "Review transfer" leads to the commit, it is not one
+        saves = ("ctrl" in keys and "s" in keys) or (target and "save" in normalize(target).split())
+        if saves and i == 0 and view.domain == "desktop":
+            continue  # LibreOffice asks whether to keep an xlsx/docx/csv format: a save left there is not done
         if _COMMIT.search(said) or a["type"] in ("bash", "call_tool") or ("ctrl" in keys and "s" in keys):
             return True
         if i == 0 and target and asked & set(normalize(target).split()):
