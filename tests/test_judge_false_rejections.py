@@ -198,3 +198,24 @@ def test_a_desktop_save_left_at_the_keep_format_question_is_unfinished():
     assert "unfinished" in left.flags
     kept = judge.judge(_view(instruction, [typed, save, wait, keep, end], apps=("calc",), domain="desktop"), {})
     assert kept.success, kept.rationale
+
+
+def test_a_value_copied_from_another_app_is_backed_by_the_screen_left_behind():
+    """mail.email_note: the note is open on the screen the agent leaves for Mail, which is
+    not a key frame; that frame is read. A changed digit is still caught."""
+    instruction = 'Email my note "Move to-do" to Alexander Thomas; put the note\'s text in the message.'
+    steps = [({"type": "open_app", "app": "notes"}, None, "opened notes"),
+             ({"type": "tap", "x": 1, "y": 1}, "Move to-do", "tapped “Move to-do”"),
+             ({"type": "open_app", "app": "mail"}, None, "opened mail"),
+             ({"type": "tap", "x": 2, "y": 2}, "Message body", "tapped “Message body”"),
+             ({"type": "type", "text": "Movers: total $1,509.02, boxes packed: 40"}, None, "typed into “Message body”"),
+             ({"type": "tap", "x": 3, "y": 3}, "Send", "tapped “Send”"),
+             ({"type": "terminate", "status": "success"}, None, "episode ended")]
+    view = _view(instruction, steps, apps=("notes", "mail"))
+    view.key_frames = [(3, "f3"), (6, "f6")]
+    judge = OfflineJudge()
+    assert "f2" in judge.frames_needed(view)
+    screens = {"f2": "Move to-do Movers: total $1,509.02 Boxes packed: 40", "f3": "New message", "f6": "Inbox"}
+    assert judge.judge(view, screens).success
+    steps[4] = ({"type": "type", "text": "Movers: total $1,509.07, boxes packed: 40"}, None, "typed")
+    assert "unsupported_value" in judge.judge(_view(instruction, steps, apps=("notes", "mail")), screens).flags
