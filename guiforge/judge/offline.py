@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from guiforge.judge.evidence import JudgeView
 from guiforge.judge.refusal import refusal_grounds
 from guiforge.judge.shifts import shifts, unshifted
+from guiforge.judge.sources import left_for, typed_over
 from guiforge.judge.verdict import Verdict
 
 NAME = "offline:ocr-judge"
@@ -186,7 +187,7 @@ class OfflineJudge:
         missing = [v for v in expected_values(view.instruction) if not made.has(v)]
         unsupported = [n for n in _numbers(" ".join(_said(view))) if not _number_in(n, told.numbers)]
         if unsupported or any(not _NUMBER.fullmatch(v) for v in missing):
-            return list(dict.fromkeys([*frames, *_typed_over(view, unsupported), *_left_for(view, unsupported)]))
+            return list(dict.fromkeys([*frames, *typed_over(view, unsupported), *left_for(view, unsupported)]))
         return frames[-1:] if missing or _autosaved_typing(view) else []
 
     def points_needed(self, view: JudgeView) -> list[tuple[str, int, int]]:
@@ -281,11 +282,11 @@ class OfflineJudge:
         moves = shifts(view.instruction)
         unsupported = [n for n in _numbers(" ".join(_said(view))) if not _number_in(n, support.numbers)]
         # a value copied from another app is backed by the screen the agent left to type it
-        seen = Text.of(*(screen_text.get(sha, "") for sha in _left_for(view, unsupported)))
+        seen = Text.of(*(screen_text.get(sha, "") for sha in left_for(view, unsupported)))
         unsupported = [n for n in unsupported if not _number_in(n, seen.numbers)]
         # a time moved "one hour later" is backed by the time it was: on a key frame, or in the
         # field the agent typed over (its frame shows the old value)
-        was = support + Text.of(*(screen_text.get(sha, "") for sha in _typed_over(view, unsupported)))
+        was = support + Text.of(*(screen_text.get(sha, "") for sha in typed_over(view, unsupported)))
         unsupported = [n for n in unsupported
                        if not any(f in was.numbers for minutes in moves for f in unshifted(n, minutes))]
         if unsupported:
@@ -302,30 +303,6 @@ class OfflineJudge:
             evidence_steps.add(view.key_frames[-1][0])
         return Verdict(success, round(score, 3), rationale[:2000], NAME, evidence_steps=sorted(evidence_steps),
                        evidence_images=frames, flags=flags)
-
-
-def _typed_over(view: JudgeView, numbers: list[str]) -> list[str]:
-    """Frames of the steps that typed one of ``numbers`` where the instruction moves a time:
-    the screen the agent typed over, whose field still shows the value it had."""
-    if not numbers or not shifts(view.instruction):
-        return []
-    return [s.image_sha256 for s in view.steps if s.image_sha256 and s.action and s.action["type"] == "type"
-            and any(n in str(s.action.get("text") or "") for n in numbers)]
-
-
-def _left_for(view: JudgeView, numbers: list[str]) -> list[str]:
-    """Frames of the app switches before the steps that typed one of ``numbers``: the screen
-    the agent left to go and type them (a note's text, then Mail to send it)."""
-    if not numbers:
-        return []
-    frames, last = [], None
-    for s in view.steps:
-        a = s.action or {}
-        if a.get("type") in ("open_app", "goto") or (s.target or "").startswith("tab "):
-            last = s.image_sha256
-        elif a.get("type") == "type" and last and any(n in str(a.get("text") or "") for n in numbers):
-            frames.append(last)
-    return list(dict.fromkeys(frames))
 
 
 def _action_key(action: dict | None) -> tuple:
