@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 from guiforge.judge.evidence import JudgeView
 from guiforge.judge.refusal import refusal_grounds
+from guiforge.judge.shifts import shifts, unshifted
+from guiforge.judge.sources import left_for, typed_over
 from guiforge.judge.verdict import Verdict
 
 NAME = "offline:ocr-judge"
@@ -26,7 +28,9 @@ _FINAL = ("terminate", "answer")
 _POINTER = ("click", "double_click", "right_click", "tap", "long_press")
 _QUOTED = re.compile(r"[\"“”«»]([^\"“”«»]{2,120})[\"“”«»]|(?:^|\s)['‘]([^'’\n]{2,120})['’](?=[\s,.;:!?)]|$)")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_NUMBER = re.compile(r"(?<![\d.,])\d(?:[\d,.:/-]*\d)?(?!\d)")
+# digits after one or two capitals that start a word ("C130", "AB12", "Q3") are a cell reference
+# or a name, not a value (a formula's range "=SUM(D2:D111)" names no number)
+_NUMBER = re.compile(r"(?<![\d.,])(?<!\b[A-Z])(?<!\b[A-Z]{2})\d(?:[\d,.:/-]*\d)?(?!\d)")
 _CLOCK = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])(?:\s*([ap])\.?\s*m\b\.?)?", re.I)
 
 
@@ -36,6 +40,14 @@ _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DATE = re.compile(rf"(?i)\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:,?\s+\d{{4}})?|\b{_MONTH}\s+\d{{1,2}}(?!\d)(?:st|nd|rd|th)?"
                    rf"(?:,?\s+\d{{4}})?|\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:19|20)\d{{2}}\b")
 # How to compute or write a value, not a value to find: "n - 1 in the denominator", "to 2 decimals"
+# A file's name names it ("budget_2024.xlsx"); its digits are not a value to find
+_FILE = re.compile(r"(?i)[\w.-]+\.(?:xlsx|xls|ods|csv|docx|doc|odt|pptx|odp|txt|md|pdf|png|jpe?g|json|py)\b")
+# Values given as examples of a format ("values like 1,234.50 or 12,50 € into 1234.50"): the
+# phrase runs from the cue to the end of its sentence; they are not values the task asks for
+_EXAMPLE = re.compile(r"(?i)\b(?:like|such as|e\.\s?g\.|for example|for instance)\s.*?(?:[.!?;](?=\s|$)|$)")
+# A number a format is shown with: "numbers are plain (1234.50)", "Zahlen und Daten (1234.50, YYYY-MM-DD)"
+_FORMAT_EXAMPLE = re.compile(r"(?i)\b(?:numbers|zahlen|n[uú]meros|nombres|numeri)\b(?:[^.;:()]{0,25}\(|\s+to\s)\s*"
+                             r"\d[\d.,]*")
 _SPEC = re.compile(r"(?i)\b[a-z]\s*[-+*/]\s*\d+\b|\b\d+\s*(?:decimals?|decimal places|dp|digits|"
                    r"significant figures|places)\b")
 
@@ -59,7 +71,10 @@ def expected_values(instruction: str) -> list[str]:
     for m in _QUOTED.finditer(instruction):
         values.append((m.group(1) or m.group(2)).strip())
     values.extend(_EMAIL.findall(instruction))
-    for m in _NUMBER.finditer(_SPEC.sub(" ", _DATE.sub(" ", instruction))):
+    text = instruction
+    for not_asked in (_FILE, _EXAMPLE, _FORMAT_EXAMPLE, _DATE, _SPEC):
+        text = not_asked.sub(" ", text)
+    for m in _NUMBER.finditer(text):
         if not any(m.group(0) in v for v in values):
             values.append(m.group(0))
     return list(dict.fromkeys(v for v in values if normalize(v)))
@@ -95,8 +110,12 @@ class Text:
 
 
 def _stem(token: str) -> str:
-    d = digits(token)
-    return d.rstrip("0") if re.search(r"[.,]\d*0$", token) else d
+    """The digits without a decimal part's trailing zeros: '12.50' -> '125', '40,00' -> '40'
+    (only the cents go: '1,200' and '100' keep theirs)."""
+    m = re.fullmatch(r"(.*\d)[.,](\d{1,2})", token)
+    if m and m.group(2).endswith("0"):
+        return digits(m.group(1)) + m.group(2).rstrip("0")
+    return digits(token)
 
 
 def number_forms(raw: str) -> set[str]:
@@ -168,11 +187,25 @@ class OfflineJudge:
         missing = [v for v in expected_values(view.instruction) if not made.has(v)]
         unsupported = [n for n in _numbers(" ".join(_said(view))) if not _number_in(n, told.numbers)]
         if unsupported or any(not _NUMBER.fullmatch(v) for v in missing):
-            return frames
-        return frames[-1:] if missing else []
+            return list(dict.fromkeys([*frames, *typed_over(view, unsupported), *left_for(view, unsupported)]))
+        return frames[-1:] if missing or _autosaved_typing(view) else []
 
-    def judge(self, view: JudgeView, screen_text: dict[str, str]) -> Verdict:
-        """``screen_text`` holds the OCR of (at least) :meth:`frames_needed`."""
+    def points_needed(self, view: JudgeView) -> list[tuple[str, int, int]]:
+        """(frame, x, y) of the closing clicks that named no element (the desktop records
+        none), when nothing else shows the episode finished: the text under them may be the
+        commit ("Save" in LibreOffice's File menu)."""
+        last = view.last_action or {}
+        if view.env_failure or last.get("status") == "infeasible" or last.get("type") not in _FINAL:
+            return []
+        if _finished(view):
+            return []
+        return [(s.image_sha256, s.action["x"], s.action["y"]) for s in _closing(view)
+                if s.action["type"] in _POINTER and not s.target and s.image_sha256]
+
+    def judge(self, view: JudgeView, screen_text: dict[str, str],
+              point_text: dict[tuple[str, int, int], str] | None = None) -> Verdict:
+        """``screen_text`` holds the OCR of (at least) :meth:`frames_needed`, ``point_text``
+        the text under :meth:`points_needed`."""
         frames = [sha for _, sha in view.key_frames]
         if view.env_failure:
             return Verdict(False, 0.0, "the environment failed; no outcome to judge", NAME, flags=["env_failure"],
@@ -203,7 +236,8 @@ class OfflineJudge:
                 flag("step_budget", 1.0, f"the step budget ({view.max_steps}) ran out", [last.index])
             else:
                 flag("no_final_state", 1.0, "the trajectory stops without finishing", [last.index])
-        if any(s.image_sha256 for s in steps) and not steps[-1].image_sha256:
+        # a tools episode's images are documents a tool opened, not the state: its end is the answer
+        if view.domain != "tools" and any(s.image_sha256 for s in steps) and not steps[-1].image_sha256:
             flag("no_final_state", 0.5, "no screenshot of the final state")
 
         infeasible = last is not None and last.action is not None and last.action.get("status") == "infeasible"
@@ -216,7 +250,7 @@ class OfflineJudge:
             elif seen:  # nothing says it cannot be done, and what was asked is in view: giving up
                 flag("infeasible_but_seen", 0.6, f"reported infeasible, yet the screens show {seen[:3]}",
                      [last.index])
-        elif last is not None and last.action is not None and not _finished(view, final):
+        elif last is not None and last.action is not None and not _finished(view, final, point_text or {}):
             flag("unfinished", 0.5, "no action that commits the change (send, save, submit, confirm...) "
                  "and no answer before the end", [last.index])
 
@@ -245,7 +279,16 @@ class OfflineJudge:
                  f"asked-for value(s) not typed, answered or on the final screen: {missing[:4]}")
 
         support = told + screens
+        moves = shifts(view.instruction)
         unsupported = [n for n in _numbers(" ".join(_said(view))) if not _number_in(n, support.numbers)]
+        # a value copied from another app is backed by the screen the agent left to type it
+        seen = Text.of(*(screen_text.get(sha, "") for sha in left_for(view, unsupported)))
+        unsupported = [n for n in unsupported if not _number_in(n, seen.numbers)]
+        # a time moved "one hour later" is backed by the time it was: on a key frame, or in the
+        # field the agent typed over (its frame shows the old value)
+        was = support + Text.of(*(screen_text.get(sha, "") for sha in typed_over(view, unsupported)))
+        unsupported = [n for n in unsupported
+                       if not any(f in was.numbers for minutes in moves for f in unshifted(n, minutes))]
         if unsupported:
             steps_with = [s.index for s in steps if s.action and any(n in str(s.action.get("text") or "")
                                                                      or n in str(s.action.get("answer") or "")
@@ -309,11 +352,29 @@ _STOP = frozenset(("the", "and", "for", "with", "from", "that", "this", "into", 
                    "just", "file", "make", "sure", "keep"))
 
 
+# Words on a control that only lead to a commit, a step a skipped confirmation stops at.
+_PREPARE = frozenset(("review", "preview", "next", "continue"))
+
+
 # Apps that keep an edit as it is typed, with no Save to press: there the typing commits it.
 AUTOSAVE_APPS = frozenset({"notes"})
 
 
-def _finished(view: JudgeView, final: Text | None = None) -> bool:
+def _autosaved_typing(view: JudgeView) -> str | None:
+    """The text of a last action that typed into an app that saves as it goes (the final
+    screen must show it, so that frame is read)."""
+    acts = [s for s in view.steps if s.action is not None and s.action["type"] not in ("terminate", "wait")]
+    if acts and acts[-1].action["type"] == "type" and AUTOSAVE_APPS & set(view.apps):
+        return acts[-1].action.get("text") or None
+    return None
+
+
+def _closing(view: JudgeView) -> list:
+    """The last three actions that do something (a wait or the terminate does not)."""
+    return [s for s in view.steps if s.action is not None and s.action["type"] not in ("terminate", "wait")][-3:]
+
+
+def _finished(view: JudgeView, final: Text | None = None, point_text: dict | None = None) -> bool:
     """An answer was given, or one of the last actions committed something: a control or
     feedback that says so, a save shortcut, a command or tool call, (the last action) a
     control named with one of the instruction's own words ("Archive", "Pin note"), or text
@@ -321,16 +382,23 @@ def _finished(view: JudgeView, final: Text | None = None) -> bool:
     acts = [s for s in view.steps if s.action is not None and s.action["type"] not in ("terminate", "wait")]
     if any(s.action["type"] == "answer" for s in acts):
         return True
-    typed = acts[-1].action.get("text") if acts and acts[-1].action["type"] == "type" else None
-    if typed and AUTOSAVE_APPS & set(view.apps) and final is not None and final.has(typed):
+    typed = _autosaved_typing(view)
+    if typed and final is not None and final.has(typed):
         return True
     asked = {w for w in normalize(view.instruction).split() if len(w) >= 3 and w not in _STOP}
     for i, s in enumerate(reversed(acts[-3:])):
         a = s.action
         keys = [k.lower() for k in a.get("keys") or []]
-        said = normalize(" ".join(str(x) for x in (s.target, s.feedback) if x))
+        # a click that named no element: the text OCR read under it
+        target = s.target or (point_text or {}).get((s.image_sha256, a.get("x"), a.get("y")))
+        said = normalize(" ".join(str(x) for x in (target, s.feedback) if x))
+        if target and _PREPARE & set(normalize(target).split()):
+            continue  # "Review transfer" leads to the commit, it is not one
+        saves = ("ctrl" in keys and "s" in keys) or (target and "save" in normalize(target).split())
+        if saves and i == 0 and view.domain == "desktop":
+            continue  # LibreOffice asks whether to keep an xlsx/docx/csv format: a save left there is not done
         if _COMMIT.search(said) or a["type"] in ("bash", "call_tool") or ("ctrl" in keys and "s" in keys):
             return True
-        if i == 0 and s.target and asked & set(normalize(s.target).split()):
+        if i == 0 and target and asked & set(normalize(target).split()):
             return True
     return False

@@ -172,7 +172,9 @@ def render(card: SkillCard, world: World, ctx: dict[str, Any], domain: str, vari
         setup = _with_looks(render_value(card.setup, ctx), instruction, world, seed)
         rubric = [{**c.model_dump(), "check": render_value(c.check, ctx)} for c in card.rubric]
         rubric.append(side_damage_criterion(derive_allowances(rubric) + list(render_value(card.changes, ctx))))
-        reference = [render_value(s.model_dump(), ctx) for s in card.reference_for(domain, variant)]
+        # a step whose ``when`` renders false is not needed by this instance (a 2nd attendee there is not)
+        reference = [s for s in (render_value(s.model_dump(), ctx) for s in card.reference_for(domain, variant))
+                     if s.pop("when", True)]
         answer = render_text(card.answer, ctx) if card.answer else None
     except (TemplateError, TypeError, ValueError, KeyError, AttributeError, ZeroDivisionError) as exc:
         raise BindingError(f"{card.id}: rendering for {world.world_id}: {type(exc).__name__}: {exc}") from exc

@@ -168,7 +168,9 @@ class JudgeStage(Stage):
             wanted = sorted({sha for v in views for sha in judge.frames_needed(v)})
             images = reader.get_many(wanted, missing_ok=True)
             text = ocr.read_many((sha, images[sha]) for sha in wanted if sha in images)
-            return [judge.judge(v, text) for v in views]
+            points = [p for v in views for p in judge.points_needed(v)]  # clicks that named no element
+            under = ocr.read_points(points, reader.get_many({sha for sha, _, _ in points}, missing_ok=True))
+            return [judge.judge(v, text, under) for v in views]
 
         # heavy: jinja2, imported when this runs
         from guiforge.judge.model_judge import ajudge
