@@ -167,6 +167,9 @@ def export_run(lake: Lake, out: Path, *, run_id: str | None = None, fmt: str = "
     n_steps = sum(len(src.steps[t["trajectory_id"]]) for t in src.trajectories) or 1
     lake_steps = lake.read_table("steps", run_id=src.run_id, columns=["step_index"]).num_rows
     raw_per_step = sum(src.raw_bytes.values()) / max(lake_steps, 1)
+    # two significant figures: the raw lake's size moves by a byte or so with how its
+    # wall-clock columns compress, which is no property of the data
+    raw_per_step = float(f"{raw_per_step:.2g}") if raw_per_step >= 1 else raw_per_step
     figures: dict[str, Any] = {"raw_bytes_per_step": round(raw_per_step), **export_figures(sft, rl),
                                "max_length": fitted, "rl_protocol": options.rl_protocol,
                                "tier_rows": dict(Counter(r.columns["quality_tier"] for r in tiered)),
