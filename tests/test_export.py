@@ -689,6 +689,9 @@ def test_rl_prompts_ask_in_the_trainers_protocol(lake, tmp_path):
     system = rl[0]["prompt"][0]["content"][0]["text"]
     assert "call the `act` tool" in system and "reply with exactly one action" not in system
     assert set(rl["rl_protocol"]) == {"tools"}
+    # the task as the environment and reward need it, never the package gate's timings
+    tasks = [json.loads(t) for t in rl["task_json"]]
+    assert tasks and all("gate_json" not in t and t["rubric_json"] and t["setup_json"] for t in tasks)
     export_run(lake, tmp_path / "completion", fmt="hf", options=ExportOptions(rl_protocol="completion"))
     rl = load_dataset(str(tmp_path / "completion"), "rl", split="train")
     system = rl[0]["prompt"][0]["content"][0]["text"]

@@ -238,7 +238,7 @@ def rl_rows(src: Source, target: Target, world_json: dict[str, str], protocol: s
             "instruction": pool["instruction"], "success_rate": pool["success_rate"],
             "n_samples": pool["n_samples"], "n_valid": pool["n_valid"], "n_success": pool["n_success"],
             "selected_reason": pool.get("selected_reason"), "max_steps": task.get("max_steps"),
-            "task_json": pool["task_json"], "world_json": world_json.get(pool["world_id"] or ""),
+            "task_json": _without_gate(pool["task_json"]), "world_json": world_json.get(pool["world_id"] or ""),
             "image_width": first.get("image_width"), "image_height": first.get("image_height"),
             "image_sha256": list(images), "coords": target.coords, "action_format": target.action_format,
             "rl_protocol": protocol,
@@ -248,3 +248,14 @@ def rl_rows(src: Source, target: Target, world_json: dict[str, str], protocol: s
             "phone_screenshots": src.first_harness.get(task_id, {}).get("phone_screenshots"),
         }))
     return rows
+
+
+def _without_gate(task_json: str | None) -> str | None:
+    """The task as an RL row carries it: what the environment and reward need, less the
+    package gate's record (how long the gate took is no property of the task, and would
+    make two exports of one run differ)."""
+    if not task_json:
+        return task_json
+    task = json.loads(task_json)
+    task.pop("gate_json", None)
+    return json.dumps(task, ensure_ascii=False, default=str)
