@@ -16,7 +16,7 @@ import os
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 
 from guiforge.envs.actions import to_pixels
@@ -74,17 +74,21 @@ class ScreenReader:
             raise RuntimeError(f"tesseract failed ({proc.returncode}): {proc.stderr.decode(errors='replace')[:200]}")
         return proc.stdout.decode("utf-8", errors="replace")
 
-    def read(self, sha: str, data: bytes) -> str:
-        hit = self._cached(sha)
+    def _remembered(self, key: str, read: Callable[[], str]) -> str:
+        """The text cached under ``key``, else ``read()``'s, kept in memory and in the lake."""
+        hit = self._cached(key)
         if hit is not None:
             return hit
-        text = self._ocr(data)
+        text = read()
         with self._lock:
-            self._memo[sha] = text
+            self._memo[key] = text
             self.read_count += 1
         if self.lake is not None:
-            self.lake.write_json({"text": text, "engine": "tesseract", "lang": self.lang}, self._path(sha))
+            self.lake.write_json({"text": text, "engine": "tesseract", "lang": self.lang}, self._path(key))
         return text
+
+    def read(self, sha: str, data: bytes) -> str:
+        return self._remembered(sha, lambda: self._ocr(data))
 
     def read_many(self, frames: Iterable[tuple[str, bytes]]) -> dict[str, str]:
         """Text of every (sha256, bytes) frame, distinct uncached frames read in parallel."""
@@ -100,18 +104,11 @@ class ScreenReader:
     def read_point(self, sha: str, data: bytes, gx: int, gy: int) -> str:
         """The line of text under grid point (gx, gy) of a frame: a strip around the point,
         scaled up twice, read as one line (``--psm 7``); cached like whole frames."""
-        key = f"{sha}_at_{gx}_{gy}"
-        hit = self._cached(key)
-        if hit is not None:
-            return hit
-        strip, point = _strip(data, gx, gy)
-        text = _label_at(self._ocr(strip, psm="7 tsv"), point)
-        with self._lock:
-            self._memo[key] = text
-            self.read_count += 1
-        if self.lake is not None:
-            self.lake.write_json({"text": text, "engine": "tesseract", "lang": self.lang}, self._path(key))
-        return text
+        def read() -> str:
+            strip, point = _strip(data, gx, gy)
+            return _label_at(self._ocr(strip, psm="7 tsv"), point)
+
+        return self._remembered(f"{sha}_at_{gx}_{gy}", read)
 
     def read_points(self, points: Iterable[tuple[str, int, int]], images: dict[str, bytes]) -> dict[tuple, str]:
         """Text under each (sha256, gx, gy) whose frame is in ``images``, read in parallel."""
