@@ -37,8 +37,12 @@ from typing import Any
 from PIL import Image, ImageOps, ImageStat
 
 from guiforge.envs.actions import to_grid
-from guiforge.envs.desktop.ocr import ScreenText, TextLine, normalise
-from guiforge.envs.desktop.ocr import _tesseract as tesseract  # one runner: threads, timeout
+from guiforge.envs.desktop.ocr import (
+    ScreenText,
+    TextLine,
+    normalise,
+    tesseract,  # one runner: threads, timeout
+)
 from guiforge.envs.desktop.office import ANY_DOCUMENT
 from guiforge.envs.desktop.profile import LO_PROGRAM
 from guiforge.envs.desktop.settle import STATUS_S, settled_frame

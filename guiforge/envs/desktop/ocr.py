@@ -56,7 +56,8 @@ def normalise(text: str) -> str:
     return " ".join(_PUNCT.sub(" ", text.casefold().replace("&", " and ")).split())
 
 
-def _tesseract(png: bytes, psm: str = "11") -> str:
+def tesseract(png: bytes, psm: str = "11") -> str:
+    """Tesseract's TSV of a PNG (``psm``: its page segmentation mode), one thread, bounded in time."""
     # one thread: eight helpers share two cores, and OpenMP's spinning makes it slower there
     env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
     try:
@@ -147,7 +148,7 @@ class ScreenText:
         out = io.BytesIO()
         big.save(out, format="PNG", compress_level=1)
         self.reads += 1
-        found = _lines(_tesseract(out.getvalue(), "7" if row else "11"), -pad, -pad, scale)  # relative to the crop
+        found = _lines(tesseract(out.getvalue(), "7" if row else "11"), -pad, -pad, scale)  # relative to the crop
         _CACHE[key] = found
         if len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
