@@ -196,11 +196,15 @@ def _states(text: Any, needle: Any) -> bool:
     return normalize(needle) in normalize(text)
 
 
+# the keys of a file allowance that narrow it to some of the file (none: the whole file)
+NARROWING = ("cells", "sheets", "slides", "text", "gone", "added", "blank")
+
+
 def _file_allows(a: dict[str, Any], change: Change) -> bool:
     pattern = str(a["file"])
     if not (fnmatch.fnmatch(change.file, pattern) or change.file == pattern):
         return False
-    narrowing = [k for k in ("cells", "sheets", "slides", "text", "gone", "added", "blank") if a.get(k)]
+    narrowing = [k for k in NARROWING if a.get(k)]
     if not narrowing or change.unit in (None, "file"):
         return True  # the file may change as a whole, or was added or removed as a whole
     unit = change.unit
@@ -306,7 +310,7 @@ def resolve_allowances(state: FinalState, allowances: list[dict[str, Any]]) -> l
             a = dict(a)
             moved = [spec for spec in a.pop("rows") if _reordered(state, str(a["file"]), spec)]
             if not moved:
-                if not any(a.get(k) for k in ("cells", "sheets", "slides", "text", "gone", "added", "blank")):
+                if not any(a.get(k) for k in NARROWING):
                     continue  # nothing else narrows it: without the rows it would allow the whole file
             else:
                 a["cells"] = [*(a.get("cells") or []), *moved]
